@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import pg from 'pg';
+import type { Logger } from '../logging';
+
+/** Migrations every service schema gets: the outbox and inbox tables. */
+export const PLATFORM_MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
+
+export interface MigrationSource {
+  /** Prefix that keeps names unique across sources, e.g. 'platform' or 'service'. */
+  namespace: string;
+  dir: string;
+}
+
+export interface MigrateOptions {
+  connectionString: string;
+  /** The service's own Postgres schema; every migration runs with it as search_path. */
+  schema: string;
+  sources: MigrationSource[];
+  logger?: Logger;
+}
+
+export interface MigrationResult {
+  applied: string[];
+  skipped: string[];
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Applies versioned SQL files (`NNNN_name.sql`, in name order) to one schema. A session advisory
+ * lock makes concurrent runs wait for each other, so running it twice or from two pods is safe;
+ * each file runs in its own transaction and is recorded with a checksum, and an applied file that
+ * was later edited stops the run.
+ */
+export async function migrate(opts: MigrateOptions): Promise<MigrationResult> {
+  if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`Invalid schema name: ${opts.schema}`);
+  const files = await listMigrations(opts.sources);
+  const client = new pg.Client({ connectionString: opts.connectionString });
+  await client.connect();
+  const result: MigrationResult = { applied: [], skipped: [] };
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`pf-migrate:${opts.schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema}"`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS "${opts.schema}".schema_migrations (
+         name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ name: string; checksum: string }>(
+      `SELECT name, checksum FROM "${opts.schema}".schema_migrations`,
+    );
+    const applied = new Map(rows.map((r) => [r.name, r.checksum]));
+    for (const file of files) {
+      const sql = await readFile(file.path, 'utf8');
+      const checksum = createHash('sha256').update(sql).digest('hex');
+      const previous = applied.get(file.name);
+      if (previous !== undefined) {
+        if (previous !== checksum) {
+          throw new Error(`Migration ${file.name} in schema ${opts.schema} was changed after it was applied`);
+        }
+        result.skipped.push(file.name);
+        continue;
+      }
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL search_path TO "${opts.schema}"`);
+        await client.query(sql);
+        await client.query(`INSERT INTO "${opts.schema}".schema_migrations (name, checksum) VALUES ($1, $2)`, [
+          file.name,
+          checksum,
+        ]);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw new Error(`Migration ${file.name} failed in schema ${opts.schema}: ${(err as Error).message}`, { cause: err });
+      }
+      opts.logger?.info({ schema: opts.schema, migration: file.name }, 'migration applied');
+      result.applied.push(file.name);
+    }
+    return result;
+  } finally {
+    await client.query('SELECT pg_advisory_unlock(hashtext($1))', [`pf-migrate:${opts.schema}`]).catch(() => undefined);
+    await client.end();
+  }
+}
+
+async function listMigrations(sources: MigrationSource[]): Promise<{ name: string; path: string }[]> {
+  const out: { name: string; path: string }[] = [];
+  for (const source of sources) {
+    const entries = (await readdir(source.dir)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
+    for (const f of entries) out.push({ name: `${source.namespace}/${f}`, path: path.join(source.dir, f) });
+  }
+  return out;
+}
+
+/** The standard sources for a service: platform tables first, then the service's own files. */
+export function serviceMigrationSources(serviceMigrationsDir: string): MigrationSource[] {
+  return [
+    { namespace: 'platform', dir: PLATFORM_MIGRATIONS_DIR },
+    { namespace: 'service', dir: serviceMigrationsDir },
+  ];
+}

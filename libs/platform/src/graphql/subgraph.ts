@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { expressMiddleware } from '@as-integrations/express5';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import express, { type Express } from 'express';
+import { GraphQLError, type DocumentNode } from 'graphql';
+import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '../identity';
+import type { Logger } from '../logging';
+import { Problem } from '../problems';
+
+/** What every resolver receives. */
+export interface SubgraphContext {
+  identity: Identity;
+  logger: Logger;
+  requestId: string;
+}
+
+export interface SubgraphOptions<C extends SubgraphContext> {
+  name: string;
+  typeDefs: DocumentNode;
+  resolvers: GraphQLResolverMap<C>;
+  jwt: JwtVerifyOptions;
+  logger: Logger;
+  /** Adds service-specific members (use cases, loaders) to the per-request context. */
+  extendContext?: (base: SubgraphContext) => C | Promise<C>;
+  /** Introspection is for development only. */
+  introspection?: boolean;
+}
+
+/**
+ * Builds a federation subgraph behind express: `/graphql` only for callers with a valid identity
+ * JWT (forwarded by the gateway), typed Problems carried in error extensions, unexpected errors
+ * logged with a reference and answered generically.
+ */
+export async function createSubgraph<C extends SubgraphContext>(
+  opts: SubgraphOptions<C>,
+): Promise<{ app: Express; server: ApolloServer<C> }> {
+  const server = new ApolloServer<C>({
+    schema: buildSubgraphSchema([{ typeDefs: opts.typeDefs, resolvers: opts.resolvers as never }]),
+    introspection: opts.introspection ?? false,
+    includeStacktraceInErrorResponses: false,
+    plugins: [problemLoggingPlugin(opts.logger)],
+    formatError: (formatted, error) => formatSubgraphError(formatted, error, opts.logger),
+  });
+  await server.start();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(
+    '/graphql',
+    express.json({ limit: '2mb' }),
+    expressMiddleware(server, {
+      context: async ({ req }) => {
+        const token = bearerToken(req.headers.authorization);
+        if (!token) throw unauthenticated('Missing identity token.');
+        let identity: Identity;
+        try {
+          identity = verifyIdentity(token, opts.jwt);
+        } catch (err) {
+          throw unauthenticated((err as Error).message);
+        }
+        const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+        const base: SubgraphContext = { identity, requestId, logger: opts.logger.child({ requestId }) };
+        return opts.extendContext ? opts.extendContext(base) : (base as C);
+      },
+    }),
+  );
+  return { app, server };
+}
+
+function unauthenticated(detail: string): GraphQLError {
+  const problem = new Problem('unauthenticated', { detail });
+  return new GraphQLError(detail, {
+    extensions: { code: 'UNAUTHENTICATED', problem: problem.toTransport(), http: { status: 401 } },
+  });
+}
+
+/** Problems keep their type and members; anything else becomes a generic error with a reference. */
+export function formatSubgraphError(
+  formatted: ReturnType<NonNullable<ConstructorParameters<typeof ApolloServer>[0]['formatError']>>,
+  error: unknown,
+  logger: Logger,
+) {
+  const original = unwrapResolverError(error);
+  if (original instanceof Problem) {
+    return {
+      message: original.message,
+      ...(formatted.path ? { path: formatted.path } : {}),
+      extensions: { code: original.problemType, problem: original.toTransport() },
+    };
+  }
+  const code = formatted.extensions?.code;
+  // GraphQL validation and parse errors are the caller's fault and safe to show.
+  if (code && code !== 'INTERNAL_SERVER_ERROR') return formatted;
+  const reference = randomUUID();
+  logger.error({ err: original, reference, path: formatted.path }, 'unexpected error in resolver');
+  return {
+    message: 'An unexpected error occurred.',
+    ...(formatted.path ? { path: formatted.path } : {}),
+    extensions: { code: 'INTERNAL_SERVER_ERROR', reference },
+  };
+}
+
+function problemLoggingPlugin(logger: Logger): ApolloServerPlugin {
+  return {
+    async requestDidStart() {
+      return {
+        async didEncounterErrors(ctx) {
+          for (const err of ctx.errors) {
+            if (unwrapResolverError(err) instanceof Problem) {
+              logger.debug({ problem: (unwrapResolverError(err) as Problem).problemType }, 'problem raised');
+            }
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import jwt, { type Algorithm } from 'jsonwebtoken';
+import { Problem } from './problems';
+
+/**
+ * Who is calling, as it travels from the edge (or a back-office identity provider) through the
+ * gateway to the subgraphs. Subgraphs enforce visibility from it.
+ * - channel: an integration, authenticated by the edge with the channel's API token.
+ * - backoffice: a merchant user of one team.
+ * - service: one of our own services calling another (the edge resolving a token, orders holding stock).
+ */
+export type Identity =
+  | { kind: 'channel'; teamCode: string; channelId: string }
+  | { kind: 'backoffice'; teamCode: string; userId: string }
+  | { kind: 'service'; service: string };
+
+interface Claims {
+  kind: Identity['kind'];
+  team?: string;
+  channel?: string;
+  sub: string;
+}
+
+export interface JwtVerifyOptions {
+  algorithm: Algorithm;
+  /** Shared secret (HS*) or PEM public key (RS256/ES256). */
+  key: string;
+  issuer: string;
+  audience: string;
+}
+
+export interface JwtSignOptions extends JwtVerifyOptions {
+  /** Lifetime in seconds. The edge mints short-lived tokens per request. */
+  expiresInSeconds: number;
+}
+
+export function signIdentity(identity: Identity, opts: JwtSignOptions): string {
+  const claims: Claims =
+    identity.kind === 'channel'
+      ? { kind: 'channel', team: identity.teamCode, channel: identity.channelId, sub: `channel:${identity.channelId}` }
+      : identity.kind === 'backoffice'
+        ? { kind: 'backoffice', team: identity.teamCode, sub: identity.userId }
+        : { kind: 'service', sub: `service:${identity.service}` };
+  return jwt.sign(claims, opts.key, {
+    algorithm: opts.algorithm,
+    issuer: opts.issuer,
+    audience: opts.audience,
+    expiresIn: opts.expiresInSeconds,
+  });
+}
+
+/** Verifies signature, issuer, audience and expiry; throws an `unauthenticated` Problem otherwise. */
+export function verifyIdentity(token: string, opts: JwtVerifyOptions): Identity {
+  let claims: Claims;
+  try {
+    claims = jwt.verify(token, opts.key, {
+      algorithms: [opts.algorithm],
+      issuer: opts.issuer,
+      audience: opts.audience,
+    }) as Claims;
+  } catch (err) {
+    throw new Problem('unauthenticated', { detail: `Invalid identity token: ${(err as Error).message}` });
+  }
+  switch (claims.kind) {
+    case 'channel':
+      if (typeof claims.team === 'string' && typeof claims.channel === 'string') {
+        return { kind: 'channel', teamCode: claims.team, channelId: claims.channel };
+      }
+      break;
+    case 'backoffice':
+      if (typeof claims.team === 'string' && typeof claims.sub === 'string') {
+        return { kind: 'backoffice', teamCode: claims.team, userId: claims.sub };
+      }
+      break;
+    case 'service':
+      if (typeof claims.sub === 'string' && claims.sub.startsWith('service:')) {
+        return { kind: 'service', service: claims.sub.slice('service:'.length) };
+      }
+      break;
+  }
+  throw new Problem('unauthenticated', { detail: 'Identity token has no valid subject claims.' });
+}
+
+/** Reads `Authorization: Bearer <jwt>`; undefined when absent. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/** The team a caller acts for, or a `forbidden` Problem for callers that have none. */
+export function teamOf(identity: Identity): string {
+  if (identity.kind === 'service') throw new Problem('forbidden', { detail: 'This operation needs a team identity.' });
+  return identity.teamCode;
+}

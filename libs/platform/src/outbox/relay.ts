@@ -1,0 +1,147 @@
+import pg from 'pg';
+import type { EventBus } from '../bus/bus';
+import type { EventEnvelope } from '../events/envelope';
+import type { Logger } from '../logging';
+import { outboxChannel, quoteSchema } from './sql';
+
+export interface OutboxRelayOptions {
+  pool: pg.Pool;
+  schema: string;
+  bus: EventBus;
+  logger: Logger;
+  /** Rows per publish. */
+  batchSize?: number;
+  /** Fallback poll when no NOTIFY arrives (e.g. missed during a reconnect). */
+  pollIntervalMs?: number;
+  /** Published rows older than this are deleted. */
+  retentionHours?: number;
+}
+
+/**
+ * Publishes outbox rows to the bus in commit order, at least once. A transaction-level advisory
+ * lock makes one replica the publisher at a time, which keeps each aggregate's events in order;
+ * rows are marked published in the same transaction that read them, after the bus acknowledged,
+ * so a crash between the two re-publishes (consumers deduplicate) and never loses an event.
+ */
+export class OutboxRelay {
+  private readonly schema: string;
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private readonly retentionHours: number;
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private listener?: pg.Client;
+  private lastCleanup = 0;
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    this.schema = quoteSchema(opts.schema);
+    this.batchSize = opts.batchSize ?? 200;
+    this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
+    this.retentionHours = opts.retentionHours ?? 24 * 7;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.listen();
+    this.loop = this.run();
+  }
+
+  /** Finishes the batch in flight, then stops. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  /** Publishes one batch; returns how many rows it published (0 when idle or not the publisher). */
+  async publishBatch(): Promise<number> {
+    const client = await this.opts.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [
+        `pf-outbox:${this.opts.schema}`,
+      ]);
+      if (!lock.rows[0]?.ok) {
+        await client.query('ROLLBACK');
+        return 0;
+      }
+      const { rows } = await client.query<{ seq: string; topic: string; envelope: EventEnvelope }>(
+        `SELECT seq, topic, envelope FROM ${this.schema}.outbox_event
+          WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+        [this.batchSize],
+      );
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        return 0;
+      }
+      await this.opts.bus.publish(rows.map((r) => ({ topic: r.topic, event: r.envelope })));
+      await client.query(`UPDATE ${this.schema}.outbox_event SET published_at = now() WHERE seq = ANY($1::bigint[])`, [
+        rows.map((r) => r.seq),
+      ]);
+      await client.query('COMMIT');
+      return rows.length;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      client.release();
+    }
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      try {
+        const n = await this.publishBatch();
+        failures = 0;
+        await this.cleanupIfDue();
+        if (n === this.batchSize) continue;
+        await this.idle(this.pollIntervalMs);
+      } catch (err) {
+        failures += 1;
+        const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+        this.opts.logger.error({ err, schema: this.opts.schema, retryInMs: delay }, 'outbox relay failed to publish');
+        await this.idle(delay);
+      }
+    }
+  }
+
+  private idle(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client(this.opts.pool.options);
+    client.on('notification', () => this.wake?.());
+    client.on('error', (err) => {
+      // Losing the listener only costs latency: the poll still runs. Reconnect in the background.
+      this.opts.logger.warn({ err }, 'outbox listener connection lost');
+      this.listener = undefined;
+      if (this.running) setTimeout(() => this.running && this.listen().catch(() => undefined), 1000);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${outboxChannel(this.opts.schema)}`);
+    this.listener = client;
+  }
+
+  private async cleanupIfDue(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastCleanup < 60 * 60 * 1000) return;
+    this.lastCleanup = now;
+    await this.opts.pool.query(
+      `DELETE FROM ${this.schema}.outbox_event WHERE published_at < now() - make_interval(hours => $1)`,
+      [this.retentionHours],
+    );
+  }
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The test command: starts whatever real infrastructure is missing (Postgres, Redis, a Kafka broker
+# in KRaft mode), builds, runs every jest project, and ends with "N passed, N failed".
+set -uo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+bash scripts/infra.sh up || { echo "0 passed, 1 failed"; exit 1; }
+
+if ! npm run --silent build; then
+  echo "build failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
+export TEST_KAFKA_BROKERS="${TEST_KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}"
+report="$root/.cache/jest-report.json"
+mkdir -p "$root/.cache"
+rm -f "$report"
+# Two workers on two cores; integration suites each use their own database, topics and keys.
+npx jest --ci --maxWorkers=2 --json --outputFile="$report" "$@"
+status=$?
+
+if [ -f "$report" ]; then
+  node -e '
+    const r = require(process.argv[1]);
+    const failedSuites = r.testResults.filter((s) => s.status === "failed" && s.assertionResults.length === 0).length;
+    console.log(`${r.numPassedTests} passed, ${r.numFailedTests + failedSuites} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+  ' "$report"
+else
+  echo "0 passed, 1 failed"
+  [ "$status" -eq 0 ] && status=1
+fi
+exit "$status"
