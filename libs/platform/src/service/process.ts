@@ -1,0 +1,98 @@
+import http from 'node:http';
+import express from 'express';
+import type { EventBus } from '../bus/bus';
+import { InMemoryEventBus } from '../bus/memory';
+import { KafkaEventBus } from '../bus/kafka';
+import { commonConfigShape, env, loadConfig } from '../config';
+import { migrate, serviceMigrationSources } from '../db/migrate';
+import { Lifecycle, listen } from '../http/lifecycle';
+import { createLogger } from '../logging';
+import type { ServiceDefinition } from './service';
+
+/** Config every service process reads, besides its own. */
+export const processConfigShape = {
+  ...commonConfigShape,
+  PORT: env.port(0),
+  HOST: env.string('0.0.0.0'),
+  DATABASE_URL: env.optionalString(),
+  /** `kafka` in production; `memory` only makes sense when every service shares one process. */
+  EVENT_BUS: env.oneOf(['kafka', 'memory'] as const, 'kafka'),
+  KAFKA_BROKERS: env.list(['127.0.0.1:9092']),
+  KAFKA_CLIENT_ID: env.optionalString(),
+  KAFKA_TOPIC_PREFIX: env.string('pf.'),
+};
+
+export function busFromConfig(
+  cfg: { EVENT_BUS: 'kafka' | 'memory'; KAFKA_BROKERS: string[]; KAFKA_CLIENT_ID?: string | undefined; KAFKA_TOPIC_PREFIX: string },
+  clientId: string,
+  logger: ReturnType<typeof createLogger>,
+): EventBus {
+  if (cfg.EVENT_BUS === 'memory') return new InMemoryEventBus(logger);
+  return new KafkaEventBus({
+    brokers: cfg.KAFKA_BROKERS,
+    clientId: cfg.KAFKA_CLIENT_ID ?? clientId,
+    topicPrefix: cfg.KAFKA_TOPIC_PREFIX,
+    logger,
+  });
+}
+
+/**
+ * Production entry point of one service: validated config, Kafka bus, HTTP server with health
+ * routes, graceful shutdown on SIGTERM/SIGINT (stop taking requests, finish in-flight ones, stop
+ * consumers and relay, flush the producer, close pools).
+ */
+export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
+  const logger = createLogger(def.name);
+  let cfg;
+  try {
+    cfg = loadConfig(processConfigShape);
+    if (def.schema && !cfg.DATABASE_URL) throw new Error('Invalid configuration:\n  DATABASE_URL: required');
+  } catch (err) {
+    logger.fatal({ err }, (err as Error).message);
+    process.exit(78); // EX_CONFIG
+  }
+  const lifecycle = new Lifecycle(logger, cfg.SHUTDOWN_TIMEOUT_MS);
+  lifecycle.installSignalHandlers();
+
+  const bus = busFromConfig(cfg, def.name, logger);
+  lifecycle.onShutdown('event bus', () => bus.close());
+
+  const instance = await def.create({
+    databaseUrl: cfg.DATABASE_URL ?? '',
+    bus,
+    jwt: { algorithm: cfg.JWT_ALGORITHM, key: cfg.JWT_VERIFY_KEY, issuer: cfg.JWT_ISSUER, audience: cfg.JWT_AUDIENCE },
+    logger,
+    env: process.env,
+  });
+  lifecycle.onShutdown(`${def.name} background work`, () => instance.stop());
+  lifecycle.addReadinessCheck(def.name, () => instance.ready());
+
+  const root = express();
+  root.disable('x-powered-by');
+  lifecycle.mountHealth(root);
+  root.use(instance.app);
+  const server = http.createServer(root);
+  server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
+  lifecycle.registerHttpServer('http server', server);
+
+  await instance.start();
+  const port = await listen(server, cfg.PORT || def.defaultPort, cfg.HOST);
+  logger.info({ port }, `${def.name} listening`);
+}
+
+/** Migration entry point of one service (a Kubernetes Job or init step). Safe to run twice. */
+export async function runMigrationProcess(def: ServiceDefinition): Promise<void> {
+  const logger = createLogger(`${def.name}-migrate`);
+  if (!def.schema || !def.migrationsDir) {
+    logger.info('nothing to migrate');
+    return;
+  }
+  const cfg = loadConfig({ DATABASE_URL: env.string() });
+  const result = await migrate({
+    connectionString: cfg.DATABASE_URL,
+    schema: def.schema,
+    sources: serviceMigrationSources(def.migrationsDir),
+    logger,
+  });
+  logger.info({ applied: result.applied.length, skipped: result.skipped.length }, 'migrations done');
+}

@@ -1,0 +1,72 @@
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import type { DocumentNode } from 'graphql';
+import pg from 'pg';
+import type { EventBus, Subscription } from '../bus/bus';
+import { createSubgraph, type SubgraphContext } from '../graphql/subgraph';
+import type { JwtVerifyOptions } from '../identity';
+import type { Logger } from '../logging';
+import { OutboxRelay } from '../outbox/relay';
+import type { ServiceInstance } from './service';
+
+export interface SubgraphServiceOptions<C extends SubgraphContext> {
+  name: string;
+  schema: string;
+  databaseUrl: string;
+  bus: EventBus;
+  jwt: JwtVerifyOptions;
+  logger: Logger;
+  typeDefs: DocumentNode;
+  resolvers: GraphQLResolverMap<C>;
+  extendContext?: (base: SubgraphContext) => C | Promise<C>;
+  /** Consumers to start with the service (each subscribes and returns its subscription). */
+  consumers?: ((bus: EventBus) => Promise<Subscription>)[];
+  /** Other background work (timers, pollers) started and stopped with the service. */
+  workers?: { start(): Promise<void>; stop(): Promise<void> }[];
+  /** Closed last, e.g. the service's Prisma client. */
+  onStop?: () => Promise<void>;
+  introspection?: boolean;
+  relay?: { batchSize?: number; pollIntervalMs?: number };
+}
+
+/**
+ * The common shape of a subgraph service: a pg pool for the outbox relay and health checks, the
+ * Apollo subgraph on `/graphql`, the relay, consumers and workers started and stopped in order.
+ */
+export async function createSubgraphService<C extends SubgraphContext>(
+  opts: SubgraphServiceOptions<C>,
+): Promise<ServiceInstance & { pool: pg.Pool; relay: OutboxRelay }> {
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 4 });
+  pool.on('error', (err) => opts.logger.warn({ err }, 'idle database connection failed'));
+  const relay = new OutboxRelay({ pool, schema: opts.schema, bus: opts.bus, logger: opts.logger, ...opts.relay });
+  const { app, server } = await createSubgraph({
+    name: opts.name,
+    typeDefs: opts.typeDefs,
+    resolvers: opts.resolvers,
+    jwt: opts.jwt,
+    logger: opts.logger,
+    ...(opts.extendContext ? { extendContext: opts.extendContext } : {}),
+    ...(opts.introspection !== undefined ? { introspection: opts.introspection } : {}),
+  });
+  const subscriptions: Subscription[] = [];
+  return {
+    app,
+    pool,
+    relay,
+    async start() {
+      await relay.start();
+      for (const consume of opts.consumers ?? []) subscriptions.push(await consume(opts.bus));
+      for (const w of opts.workers ?? []) await w.start();
+    },
+    async stop() {
+      for (const w of [...(opts.workers ?? [])].reverse()) await w.stop();
+      for (const s of subscriptions.splice(0)) await s.stop();
+      await relay.stop();
+      await server.stop();
+      await opts.onStop?.();
+      await pool.end();
+    },
+    async ready() {
+      await pool.query('SELECT 1');
+    },
+  };
+}
