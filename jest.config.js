@@ -3,7 +3,12 @@
 const swc = ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }];
 const shared = {
   transform: { '^.+\\.ts$': swc },
-  moduleNameMapper: { '^@pf/platform/(.*)$': '<rootDir>/libs/platform/src/$1' },
+  moduleNameMapper: {
+    '^@pf/platform/(.*)$': '<rootDir>/libs/platform/src/$1',
+    // Prisma's generated clients import their siblings as './x.js' (importFileExtension = "js"),
+    // which tsc maps to x.ts; jest needs the same mapping to load them from src/.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
   testEnvironment: 'node',
   rootDir: __dirname,
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/embedded', '<rootDir>/deploy', '<rootDir>/test'],
