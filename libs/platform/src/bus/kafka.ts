@@ -1,0 +1,417 @@
+import type { ConnectionOptions } from 'node:tls';
+import {
+  Kafka,
+  KafkaJSError,
+  logLevel,
+  Partitioners,
+  type Admin,
+  type Consumer,
+  type EachMessagePayload,
+  type IHeaders,
+  type logCreator,
+  type Producer,
+  type RetryOptions,
+  type SASLOptions,
+} from 'kafkajs';
+import { encodeEvent, decodeEvent } from '../events/registry';
+import type { EventEnvelope } from '../events/envelope';
+import type { Logger } from '../logging';
+import type { EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './bus';
+
+/** Partitions and replication of the topics the bus creates. Omitted: the broker's defaults. */
+export interface TopicSettings {
+  numPartitions?: number;
+  replicationFactor?: number;
+}
+
+/** Consumer group timings. The defaults favour quick joins and quick failover. */
+export interface ConsumerSettings {
+  /** Broker's classic-group minimum is 6 s by default. */
+  sessionTimeout: number;
+  rebalanceTimeout: number;
+  heartbeatInterval: number;
+  /** Longest a fetch waits for data; also bounds how long `stop()` waits for an idle fetch. */
+  maxWaitTimeInMs: number;
+}
+
+export interface KafkaEventBusOptions {
+  brokers: string[];
+  clientId: string;
+  /**
+   * Prepended to every topic name and every consumer group id, so deployments (or test runs)
+   * sharing a cluster stay apart. Handlers still see the logical topic name.
+   */
+  topicPrefix?: string;
+  logger: Logger;
+  /** Settings of topics created by `ensureTopics` and by first use. */
+  topicDefaults?: TopicSettings;
+  /**
+   * Create missing topics on first publish/subscribe (default true). Turn off where topics are
+   * provisioned by the platform (e.g. an operator's KafkaTopic resources) and clients may not create.
+   */
+  createTopics?: boolean;
+  consumer?: Partial<ConsumerSettings>;
+  /** Backoff between attempts of a failing handler: doubles from `initialDelayMs` up to `maxDelayMs`. */
+  handlerRetry?: { initialDelayMs?: number; maxDelayMs?: number };
+  /** Producer retries before `publish` rejects (the caller, e.g. the outbox relay, retries later). */
+  producerRetry?: RetryOptions;
+  ssl?: boolean | ConnectionOptions;
+  sasl?: SASLOptions;
+  connectionTimeout?: number;
+  requestTimeout?: number;
+}
+
+const DEFAULT_CONSUMER: ConsumerSettings = {
+  sessionTimeout: 10_000,
+  rebalanceTimeout: 15_000,
+  heartbeatInterval: 1_000,
+  maxWaitTimeInMs: 500,
+};
+
+interface ActiveSubscription {
+  consumer: Consumer;
+  stopping: boolean;
+  /** Cuts a handler's retry backoff short when the subscription stops. */
+  wake?: () => void;
+  stopped?: Promise<void>;
+}
+
+/** Thrown out of `eachMessage` to leave the offset uncommitted while stopping; kafkajs does not log it. */
+class SubscriptionStopping extends KafkaJSError {
+  constructor() {
+    super('Subscription is stopping; the message stays uncommitted', { retriable: true });
+  }
+}
+
+/**
+ * The production event bus on Kafka (kafkajs).
+ *
+ * - Publishing: one idempotent producer (acks=all, one request in flight), connected on first use.
+ *   Key = `aggregateId`, value = the JSON envelope, headers `event-id`, `event-type`,
+ *   `event-schema-version`, `aggregate-type`. `publish` resolves once the broker acknowledged every
+ *   event; events of one call keep their order per key. A failed publish discards the producer, so the
+ *   next attempt starts a fresh idempotence session instead of tripping on stale sequence numbers.
+ * - Consuming: one kafkajs consumer per subscription, messages handled one at a time per partition.
+ *   An offset is committed only after the handler succeeded; a failing handler is retried with
+ *   backoff (heartbeating meanwhile) until it succeeds or the subscription stops. A message that is
+ *   not a valid event is logged and skipped, since retrying cannot fix it.
+ * - Topics and group ids get `topicPrefix` prepended. Topics are created when first used (unless
+ *   `createTopics: false`), so nothing relies on the broker's auto-creation.
+ */
+export class KafkaEventBus implements EventBus {
+  private readonly kafka: Kafka;
+  private readonly prefix: string;
+  private readonly logger: Logger;
+  private readonly consumerSettings: ConsumerSettings;
+  private readonly retryInitialMs: number;
+  private readonly retryMaxMs: number;
+  private producer?: Promise<Producer>;
+  private admin?: Promise<Admin>;
+  /** Physical topic name -> creation (or existence check) in progress or done. */
+  private readonly ensured = new Map<string, Promise<void>>();
+  private readonly subscriptions = new Set<ActiveSubscription>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+
+  constructor(private readonly opts: KafkaEventBusOptions) {
+    this.prefix = opts.topicPrefix ?? '';
+    this.logger = opts.logger.child({ component: 'kafka-bus' });
+    this.consumerSettings = { ...DEFAULT_CONSUMER, ...opts.consumer };
+    this.retryInitialMs = opts.handlerRetry?.initialDelayMs ?? 200;
+    this.retryMaxMs = opts.handlerRetry?.maxDelayMs ?? 30_000;
+    this.kafka = new Kafka({
+      brokers: opts.brokers,
+      clientId: opts.clientId,
+      logLevel: logLevel.WARN,
+      logCreator: kafkaLogCreator(opts.logger.child({ component: 'kafkajs' })),
+      ...(opts.ssl !== undefined ? { ssl: opts.ssl } : {}),
+      ...(opts.sasl !== undefined ? { sasl: opts.sasl } : {}),
+      ...(opts.connectionTimeout !== undefined ? { connectionTimeout: opts.connectionTimeout } : {}),
+      ...(opts.requestTimeout !== undefined ? { requestTimeout: opts.requestTimeout } : {}),
+    });
+  }
+
+  /** The broker-side name of a logical topic. */
+  topicName(topic: string): string {
+    return this.prefix + topic;
+  }
+
+  /** The broker-side id of a logical consumer group. */
+  groupName(groupId: string): string {
+    return this.prefix + groupId;
+  }
+
+  async publish(events: OutgoingEvent[]): Promise<void> {
+    if (this.closed) throw new Error('Event bus is closed');
+    if (events.length === 0) return;
+    const sending = this.send(events);
+    this.inFlight.add(sending);
+    try {
+      await sending;
+    } finally {
+      this.inFlight.delete(sending);
+    }
+  }
+
+  private async send(events: OutgoingEvent[]): Promise<void> {
+    const byTopic = new Map<string, { key: string; value: string; headers: IHeaders }[]>();
+    for (const { topic, event } of events) {
+      const name = this.topicName(topic);
+      const messages = byTopic.get(name) ?? [];
+      messages.push({ key: event.aggregateId, value: encodeEvent(event), headers: eventHeaders(event) });
+      byTopic.set(name, messages);
+    }
+    await this.ensurePhysicalTopics([...byTopic.keys()]);
+    const connecting = this.connectProducer();
+    const producer = await connecting;
+    try {
+      await producer.sendBatch({
+        acks: -1,
+        topicMessages: [...byTopic].map(([topic, messages]) => ({ topic, messages })),
+      });
+    } catch (err) {
+      if (this.producer === connecting) {
+        this.producer = undefined;
+        producer.disconnect().catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  /**
+   * Creates the (logical) topics that do not exist yet; existing ones are left as they are.
+   * Remembers what it ensured, so repeated calls cost nothing.
+   */
+  async ensureTopics(topics: string[], settings: TopicSettings = {}): Promise<void> {
+    await this.ensurePhysicalTopics(
+      topics.map((t) => this.topicName(t)),
+      settings,
+      true,
+    );
+  }
+
+  private async ensurePhysicalTopics(names: string[], settings?: TopicSettings, explicit = false): Promise<void> {
+    if (!explicit && this.opts.createTopics === false) return;
+    const missing = [...new Set(names)].filter((n) => !this.ensured.has(n));
+    if (missing.length > 0) {
+      const creating = this.createMissing(missing, { ...this.opts.topicDefaults, ...settings });
+      for (const n of missing) this.ensured.set(n, creating);
+      creating.catch(() => {
+        for (const n of missing) if (this.ensured.get(n) === creating) this.ensured.delete(n);
+      });
+    }
+    await Promise.all(names.map((n) => this.ensured.get(n)));
+  }
+
+  private async createMissing(names: string[], settings: TopicSettings): Promise<void> {
+    const admin = await this.connectAdmin();
+    const existing = new Set(await admin.listTopics());
+    const toCreate = names.filter((n) => !existing.has(n));
+    if (toCreate.length === 0) return;
+    // Returns false (no error) when another client created them meanwhile.
+    await admin.createTopics({
+      waitForLeaders: true,
+      topics: toCreate.map((topic) => ({
+        topic,
+        ...(settings.numPartitions !== undefined ? { numPartitions: settings.numPartitions } : {}),
+        ...(settings.replicationFactor !== undefined ? { replicationFactor: settings.replicationFactor } : {}),
+      })),
+    });
+    this.logger.info({ topics: toCreate }, 'created topics');
+  }
+
+  async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (this.closed) throw new Error('Event bus is closed');
+    const topics = options.topics.map((t) => this.topicName(t));
+    await this.ensurePhysicalTopics(topics);
+    const s = this.consumerSettings;
+    const consumer = this.kafka.consumer({
+      groupId: this.groupName(options.groupId),
+      sessionTimeout: s.sessionTimeout,
+      rebalanceTimeout: s.rebalanceTimeout,
+      heartbeatInterval: s.heartbeatInterval,
+      maxWaitTimeInMs: s.maxWaitTimeInMs,
+      allowAutoTopicCreation: false,
+    });
+    const sub: ActiveSubscription = { consumer, stopping: false };
+    const log = this.logger.child({ group: options.groupId });
+    this.subscriptions.add(sub);
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
+      // Resolve once the group is joined, so the caller knows partitions are assigned. Without
+      // fromBeginning the start offset ("latest") is fixed by the first fetch, so wait for that too:
+      // an event published after subscribe() resolved is then always seen.
+      const waitForFetch = options.fromBeginning === false;
+      const joined = new Promise<void>((resolve, reject) => {
+        const offs: (() => void)[] = [];
+        const settle = (fn: () => void) => {
+          for (const off of offs) off();
+          fn();
+        };
+        offs.push(
+          consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+            const assigned = Object.values(payload.memberAssignment).some((partitions) => partitions.length > 0);
+            if (!waitForFetch || !assigned) settle(resolve);
+          }),
+          consumer.on(consumer.events.FETCH, () => settle(resolve)),
+          consumer.on(consumer.events.CRASH, ({ payload }) => {
+            if (!payload.restart) settle(() => reject(payload.error));
+          }),
+        );
+      });
+      joined.catch(() => undefined); // observed below; guards against an unhandled rejection if run() throws first
+      await consumer.run({
+        autoCommit: true,
+        eachMessage: (payload) => this.deliver(sub, options, payload, log),
+      });
+      await joined;
+    } catch (err) {
+      this.subscriptions.delete(sub);
+      await consumer.disconnect().catch(() => undefined);
+      throw err;
+    }
+    return { stop: () => this.stopSubscription(sub) };
+  }
+
+  private stopSubscription(sub: ActiveSubscription): Promise<void> {
+    if (!sub.stopped) {
+      sub.stopping = true;
+      sub.wake?.();
+      sub.stopped = sub.consumer.disconnect().finally(() => this.subscriptions.delete(sub));
+    }
+    return sub.stopped;
+  }
+
+  private async deliver(
+    sub: ActiveSubscription,
+    options: SubscribeOptions,
+    { topic, partition, message, heartbeat }: EachMessagePayload,
+    log: Logger,
+  ): Promise<void> {
+    const where = { topic, partition, offset: message.offset };
+    if (!message.value) {
+      log.warn(where, 'skipping a message without a value');
+      return;
+    }
+    let event: EventEnvelope;
+    try {
+      event = decodeEvent(message.value);
+    } catch (err) {
+      // Retrying cannot fix bad bytes; blocking the partition on them would stop every later event.
+      log.error({ err, ...where, eventId: message.headers?.['event-id']?.toString() }, 'skipping a message that is not a valid event');
+      return;
+    }
+    const meta = { topic: this.logicalTopic(topic), partition, offset: message.offset };
+    for (let attempt = 1; ; attempt++) {
+      if (sub.stopping) throw new SubscriptionStopping();
+      try {
+        await options.handler(event, meta);
+        return;
+      } catch (err) {
+        const delay = Math.min(this.retryMaxMs, this.retryInitialMs * 2 ** Math.min(attempt - 1, 20));
+        log.warn({ err, ...where, eventId: event.id, eventType: event.type, attempt, retryInMs: delay }, 'event handler failed; retrying');
+        await this.backoff(sub, delay, heartbeat);
+      }
+    }
+  }
+
+  /** Waits `ms`, heartbeating so the group keeps this member, and returns early when stopping. */
+  private async backoff(sub: ActiveSubscription, ms: number, heartbeat: () => Promise<void>): Promise<void> {
+    const until = Date.now() + ms;
+    while (!sub.stopping) {
+      const left = until - Date.now();
+      if (left <= 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(left, this.consumerSettings.heartbeatInterval));
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        sub.wake = done;
+      });
+      sub.wake = undefined;
+      if (!sub.stopping) await heartbeat();
+    }
+  }
+
+  private logicalTopic(topic: string): string {
+    return topic.startsWith(this.prefix) ? topic.slice(this.prefix.length) : topic;
+  }
+
+  /** Stops every consumer, waits for publishes in flight, then disconnects the producer. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.allSettled([...this.subscriptions].map((s) => this.stopSubscription(s)));
+    await Promise.allSettled([...this.inFlight]);
+    const producer = this.producer;
+    const admin = this.admin;
+    this.producer = undefined;
+    this.admin = undefined;
+    await Promise.allSettled([
+      producer?.then((p) => p.disconnect()),
+      admin?.then((a) => a.disconnect()),
+    ]);
+  }
+
+  private connectProducer(): Promise<Producer> {
+    if (!this.producer) {
+      const producer = this.kafka.producer({
+        idempotent: true,
+        // Strict order across retries, which kafkajs's idempotence does not otherwise guarantee.
+        maxInFlightRequests: 1,
+        createPartitioner: Partitioners.DefaultPartitioner,
+        allowAutoTopicCreation: false,
+        retry: { retries: 5, ...this.opts.producerRetry },
+      });
+      const connecting = producer.connect().then(
+        () => producer,
+        (err: unknown) => {
+          if (this.producer === connecting) this.producer = undefined;
+          throw err;
+        },
+      );
+      this.producer = connecting;
+    }
+    return this.producer;
+  }
+
+  private connectAdmin(): Promise<Admin> {
+    if (!this.admin) {
+      const admin = this.kafka.admin();
+      const connecting = admin.connect().then(
+        () => admin,
+        (err: unknown) => {
+          if (this.admin === connecting) this.admin = undefined;
+          throw err;
+        },
+      );
+      this.admin = connecting;
+    }
+    return this.admin;
+  }
+}
+
+function eventHeaders(event: EventEnvelope): IHeaders {
+  return {
+    'event-id': event.id,
+    'event-type': event.type,
+    'event-schema-version': String(event.schemaVersion),
+    'aggregate-type': event.aggregateType,
+  };
+}
+
+/** Routes kafkajs's own log lines into our pino logger. */
+function kafkaLogCreator(logger: Logger): logCreator {
+  return () =>
+    ({ namespace, level, log }) => {
+      const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: string };
+      // Our producer resets itself after a failed publish, so bounded retries are deliberate.
+      if (message.startsWith('Limiting retries for the idempotent producer')) return;
+      const fields = { namespace, ...extra };
+      if (level === logLevel.ERROR) logger.error(fields, message);
+      else if (level === logLevel.WARN) logger.warn(fields, message);
+      else if (level === logLevel.INFO) logger.info(fields, message);
+      else logger.debug(fields, message);
+    };
+}
