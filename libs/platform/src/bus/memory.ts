@@ -1,30 +1,45 @@
-import type { EventEnvelope } from '../events/envelope';
+import { decodeEvent, encodeEvent } from '../events/registry';
 import type { Logger } from '../logging';
 import type { EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './bus';
 
+interface Entry {
+  /** Position across all topics: delivery follows publish order. */
+  seq: number;
+  /** Encoded like on a broker, so every delivery decodes a fresh, validated copy. */
+  raw: string;
+}
+
 interface Group {
   groupId: string;
-  topics: Set<string>;
+  topics: string[];
   handler: SubscribeOptions['handler'];
-  /** Next offset to deliver, per topic. */
+  /** Next offset to deliver, per topic; kept after stop like a committed offset. */
   cursor: Map<string, number>;
-  running: boolean;
   stopped: boolean;
+  /** Set while the group waits for events; publish and stop call it. */
+  wake?: () => void;
+  /** Set while the group waits to retry a handler; only stop cuts it short. */
+  interrupt?: () => void;
+  loop?: Promise<void>;
 }
 
 /**
  * In-process bus for the embedded wiring: an append-only log per topic and one cursor per
  * consumer group, delivered in order on the event loop. Same semantics as the Kafka adapter
- * (each group sees each event, handlers are retried until they succeed) without durability:
- * the outbox, not the bus, is what survives a restart.
+ * (each group sees each event; a failing handler is retried until it succeeds; an event that does
+ * not decode is logged and skipped; a group that subscribes again resumes where it stopped) without
+ * durability: the outbox, not the bus, is what survives a restart.
  */
 export class InMemoryEventBus implements EventBus {
-  private readonly log = new Map<string, EventEnvelope[]>();
+  private readonly log = new Map<string, Entry[]>();
   private readonly groups = new Map<string, Group>();
+  private readonly cursors = new Map<string, Map<string, number>>();
+  private seq = 0;
   private closed = false;
 
   constructor(
     private readonly logger?: Logger,
+    /** First retry delay of a failing handler; doubles up to 30 s. */
     private readonly retryDelayMs = 200,
   ) {}
 
@@ -32,70 +47,102 @@ export class InMemoryEventBus implements EventBus {
     if (this.closed) throw new Error('Event bus is closed');
     for (const { topic, event } of events) {
       const entries = this.log.get(topic) ?? [];
-      entries.push(event);
+      entries.push({ seq: this.seq++, raw: encodeEvent(event) });
       this.log.set(topic, entries);
     }
-    for (const group of this.groups.values()) this.pump(group);
+    for (const group of this.groups.values()) group.wake?.();
   }
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
+    if (this.closed) throw new Error('Event bus is closed');
     if (this.groups.has(options.groupId)) throw new Error(`Consumer group ${options.groupId} already subscribed`);
+    const cursor = this.cursors.get(options.groupId) ?? new Map<string, number>();
+    this.cursors.set(options.groupId, cursor);
+    for (const topic of options.topics) {
+      if (!cursor.has(topic)) cursor.set(topic, options.fromBeginning === false ? (this.log.get(topic)?.length ?? 0) : 0);
+    }
     const group: Group = {
       groupId: options.groupId,
-      topics: new Set(options.topics),
+      topics: [...new Set(options.topics)],
       handler: options.handler,
-      cursor: new Map(options.topics.map((t) => [t, options.fromBeginning === false ? (this.log.get(t)?.length ?? 0) : 0])),
-      running: false,
+      cursor,
       stopped: false,
     };
     this.groups.set(options.groupId, group);
-    this.pump(group);
-    return {
-      stop: async () => {
-        group.stopped = true;
-        this.groups.delete(options.groupId);
-      },
-    };
+    group.loop = this.consume(group).catch((err) =>
+      this.logger?.error({ err, group: group.groupId }, 'in-memory consumer failed'),
+    );
+    return { stop: () => this.stop(group) };
   }
 
+  /** Stops consumers, waiting for handlers in flight. Nothing to flush: publish is synchronous. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const g of this.groups.values()) g.stopped = true;
-    this.groups.clear();
+    await Promise.all([...this.groups.values()].map((g) => this.stop(g)));
   }
 
-  private pump(group: Group): void {
-    if (group.running || group.stopped) return;
-    group.running = true;
-    setImmediate(() => {
-      this.drain(group)
-        .catch((err) => this.logger?.error({ err, group: group.groupId }, 'in-memory consumer failed'))
-        .finally(() => {
-          group.running = false;
+  private async stop(group: Group): Promise<void> {
+    group.stopped = true;
+    group.wake?.();
+    group.interrupt?.();
+    if (this.groups.get(group.groupId) === group) this.groups.delete(group.groupId);
+    await group.loop;
+  }
+
+  private async consume(group: Group): Promise<void> {
+    // Let subscribe() return before the first delivery, as a broker round trip would.
+    await new Promise((r) => setImmediate(r));
+    let failures = 0;
+    while (!group.stopped) {
+      const next = this.nextFor(group);
+      if (!next) {
+        // Checked and parked in the same tick: a publish cannot slip in between.
+        await new Promise<void>((resolve) => {
+          group.wake = () => {
+            group.wake = undefined;
+            resolve();
+          };
         });
-    });
-  }
-
-  private async drain(group: Group): Promise<void> {
-    let progressed = true;
-    while (progressed && !group.stopped) {
-      progressed = false;
-      for (const topic of group.topics) {
-        const entries = this.log.get(topic) ?? [];
-        let offset = group.cursor.get(topic) ?? 0;
-        while (offset < entries.length && !group.stopped) {
-          const event = entries[offset]!;
-          try {
-            await group.handler(event, { topic, partition: 0, offset: String(offset) });
-            offset += 1;
-            group.cursor.set(topic, offset);
-            progressed = true;
-          } catch (err) {
-            this.logger?.warn({ err, group: group.groupId, topic, eventId: event.id }, 'handler failed; retrying');
-            await new Promise((r) => setTimeout(r, this.retryDelayMs));
+        continue;
+      }
+      const { topic, offset, raw } = next;
+      let event;
+      try {
+        event = decodeEvent(raw);
+      } catch (err) {
+        this.logger?.error({ err, group: group.groupId, topic, offset }, 'skipping a message that is not a valid event');
+        group.cursor.set(topic, offset + 1);
+        continue;
+      }
+      try {
+        await group.handler(event, { topic, partition: 0, offset: String(offset) });
+        group.cursor.set(topic, offset + 1);
+        failures = 0;
+      } catch (err) {
+        failures += 1;
+        const delay = Math.min(Math.max(this.retryDelayMs, 30_000), this.retryDelayMs * 2 ** Math.min(failures - 1, 20));
+        this.logger?.warn({ err, group: group.groupId, topic, eventId: event.id, attempt: failures, retryInMs: delay }, 'handler failed; retrying');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, delay);
+          function done() {
+            clearTimeout(timer);
+            group.interrupt = undefined;
+            resolve();
           }
-        }
+          group.interrupt = done;
+        });
       }
     }
+  }
+
+  /** The group's oldest undelivered event across its topics. */
+  private nextFor(group: Group): { topic: string; offset: number; raw: string } | undefined {
+    let best: { topic: string; offset: number; entry: Entry } | undefined;
+    for (const topic of group.topics) {
+      const offset = group.cursor.get(topic) ?? 0;
+      const entry = this.log.get(topic)?.[offset];
+      if (entry && (!best || entry.seq < best.entry.seq)) best = { topic, offset, entry };
+    }
+    return best && { topic: best.topic, offset: best.offset, raw: best.entry.raw };
   }
 }
