@@ -41,6 +41,9 @@ export async function createSubgraph<C extends SubgraphContext>(
     schema: buildSubgraphSchema([{ typeDefs: opts.typeDefs, resolvers: opts.resolvers as never }]),
     introspection: opts.introspection ?? false,
     includeStacktraceInErrorResponses: false,
+    // Apollo's own SIGTERM/SIGINT handler would stop the server and re-raise the signal, killing the
+    // process before the Lifecycle's graceful shutdown (in-flight requests, relay, bus) has run.
+    stopOnTerminationSignals: false,
     plugins: [problemLoggingPlugin(opts.logger)],
     formatError: (formatted, error) => formatSubgraphError(formatted, error, opts.logger),
   });
