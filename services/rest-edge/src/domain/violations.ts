@@ -1,0 +1,32 @@
+/**
+ * Names an offending request field the way the contract does (spec section 7): a JSON path
+ * within the body or the query, without a `body.`/`query.` prefix — `orderLines[7].product.sku`,
+ * `active-state`. The validator reports JSON pointers with the request part first
+ * (`/body/orderLines/7/product/sku`, `/query/active-state`).
+ */
+export function propertyOfPointer(pointer: string): string {
+  const segments = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const [part, ...rest] = segments;
+  if (part === undefined || !REQUEST_PARTS.has(part)) return segments.length ? joinPath(segments) : 'body';
+  // The body (or query) as a whole, e.g. "must be object".
+  if (rest.length === 0) return part === 'body' ? 'body' : part;
+  return joinPath(rest);
+}
+
+const REQUEST_PARTS = new Set(['body', 'query', 'params', 'path', 'headers', 'cookies']);
+
+/** Member names that read unambiguously after a dot (hyphens included: `active-state`). */
+const PLAIN_NAME = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
+function joinPath(segments: string[]): string {
+  let out = '';
+  for (const s of segments) {
+    if (/^(0|[1-9][0-9]*)$/.test(s)) out += `[${s}]`;
+    else if (PLAIN_NAME.test(s)) out += out === '' ? s : `.${s}`;
+    else out += `[${JSON.stringify(s)}]`;
+  }
+  return out;
+}
