@@ -60,6 +60,13 @@ export class OutboxRelay {
   /** Publishes one batch; returns how many rows it published (0 when idle or not the publisher). */
   async publishBatch(): Promise<number> {
     const client = await this.opts.pool.connect();
+    // The connection sits idle while the bus publishes; if the server drops it then, pg emits
+    // 'error' on the checked-out client, which would crash the process without a listener.
+    let broken: Error | undefined;
+    const onError = (err: Error) => {
+      broken = err;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [
@@ -88,7 +95,8 @@ export class OutboxRelay {
       await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 
