@@ -1,0 +1,24 @@
+import { env, loadConfig } from '@pf/platform/config';
+import { DEFAULT_SUPERGRAPH_PATH, subgraphUrlsFromEnv } from './subgraphs';
+
+/** The gateway's own settings, read from the environment (ServiceDeps.env). */
+export const gatewayConfigShape = {
+  /** The composed supergraph file; by default the committed gateway/supergraph.graphql. */
+  SUPERGRAPH_PATH: env.string(DEFAULT_SUPERGRAPH_PATH),
+  /** Schema introspection through the gateway (still only with a valid identity JWT). */
+  GATEWAY_INTROSPECTION: env.bool(false),
+  /** Most keep-alive sockets the gateway holds open to one subgraph. */
+  GATEWAY_SUBGRAPH_CONNECTIONS: env.int(128, 1, 10_000),
+  /** Longest wait for a subgraph's response headers, and for its body. */
+  GATEWAY_SUBGRAPH_TIMEOUT_MS: env.int(30_000, 100, 600_000),
+};
+
+export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
+
+/**
+ * Validated gateway settings, with each subgraph's URL from its variable in gateway/subgraphs.json
+ * (`SUBGRAPH_ACCOUNTS_URL`, ...), defaulting to the URL in that list.
+ */
+export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
+  return { ...loadConfig(gatewayConfigShape, source), subgraphUrls: subgraphUrlsFromEnv(source) };
+}

@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { ApolloGateway } from '@apollo/gateway';
+import { ApolloServer } from '@apollo/server';
+import {
+  ApolloServerPluginLandingPageDisabled,
+  ApolloServerPluginSchemaReportingDisabled,
+  ApolloServerPluginUsageReportingDisabled,
+} from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '@pf/platform/identity';
+import type { Logger } from '@pf/platform/logging';
+import { Problem } from '@pf/platform/problems';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { GatewayContext } from './context';
+import { formatGatewayError, unauthenticatedBody } from './errors';
+import { SubgraphDataSource } from './subgraph-data-source';
+import { createSubgraphFetcher, type SubgraphFetcherOptions } from './subgraph-fetcher';
+
+export interface GatewayOptions {
+  /** The composed supergraph (gateway/supergraph.graphql), parsed once at start. */
+  supergraphSdl: string;
+  /** URL per subgraph name; a subgraph not named here keeps the URL composed into the supergraph. */
+  subgraphUrls?: Record<string, string>;
+  /** How identity JWTs are verified (the same settings as the subgraphs'). */
+  jwt: JwtVerifyOptions;
+  logger: Logger;
+  /** Schema introspection for callers with a valid JWT. Off unless asked for. */
+  introspection?: boolean;
+  /** Connection pool to the subgraphs. */
+  subgraphPool?: SubgraphFetcherOptions;
+}
+
+export interface Gateway {
+  /** express app serving `/graphql`. */
+  app: Express;
+  /** True once the supergraph is loaded and until `stop()`. */
+  isReady(): boolean;
+  /** Stops Apollo and closes the subgraph connections; stop the HTTP server first. */
+  stop(): Promise<void>;
+}
+
+/** Caller-supplied request ids are kept when they look like ids; anything else gets a fresh one. */
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The federated gateway: Apollo Gateway on a static supergraph behind Apollo Server on express.
+ * Every call must bring `Authorization: Bearer <identity JWT>`; without a valid one it is answered
+ * 401 before any parsing or planning. The caller's JWT and request id go on to every subgraph,
+ * which checks the JWT again and applies its own visibility rules.
+ */
+export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
+  const { logger } = opts;
+  const pool = createSubgraphFetcher(opts.subgraphPool);
+  const gateway = new ApolloGateway({
+    supergraphSdl: opts.supergraphSdl,
+    logger: logger.child({ component: 'apollo-gateway' }),
+    buildService: ({ name, url }) =>
+      new SubgraphDataSource({ name, url: opts.subgraphUrls?.[name] ?? url!, fetcher: pool.fetcher, logger }),
+  });
+  const server = new ApolloServer<GatewayContext>({
+    gateway,
+    introspection: opts.introspection ?? false,
+    includeStacktraceInErrorResponses: false,
+    // The Lifecycle of the process owns signals and shutdown order.
+    stopOnTerminationSignals: false,
+    // Compact JSON: the default pretty-prints every response.
+    stringifyResult: (result) => JSON.stringify(result),
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginUsageReportingDisabled(),
+      ApolloServerPluginSchemaReportingDisabled(),
+    ],
+    formatError: (formatted, error) => formatGatewayError(formatted, error, logger),
+  });
+  await server.start();
+  let ready = true;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(
+    '/graphql',
+    authenticate(opts.jwt),
+    express.json({ limit: '2mb' }),
+    expressMiddleware(server, { context: async ({ res }) => res.locals.gateway as GatewayContext }),
+  );
+
+  return {
+    app,
+    isReady: () => ready,
+    async stop() {
+      ready = false;
+      await server.stop();
+      await pool.close();
+    },
+  };
+}
+
+function authenticate(jwt: JwtVerifyOptions) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.headers['x-request-id'];
+    const requestId = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.setHeader('x-request-id', requestId);
+    const token = bearerToken(req.headers.authorization);
+    if (!token) {
+      refuse(res, 'Missing identity token.');
+      return;
+    }
+    let identity: Identity;
+    try {
+      identity = verifyIdentity(token, jwt);
+    } catch (err) {
+      if (!(err instanceof Problem)) throw err;
+      refuse(res, err.message);
+      return;
+    }
+    const context: GatewayContext = { identity, authorization: `Bearer ${token}`, requestId };
+    res.locals.gateway = context;
+    next();
+  };
+}
+
+function refuse(res: Response, detail: string): void {
+  res.status(401).setHeader('www-authenticate', 'Bearer').json(unauthenticatedBody(detail));
+}

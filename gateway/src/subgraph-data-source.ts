@@ -1,0 +1,72 @@
+import { RemoteGraphQLDataSource, type GraphQLDataSourceProcessOptions } from '@apollo/gateway';
+import type { Logger } from '@pf/platform/logging';
+import { isProblemTransport, Problem } from '@pf/platform/problems';
+import { GraphQLError } from 'graphql';
+import type { GatewayContext } from './context';
+import { SubgraphUnreachableError, type Fetcher } from './subgraph-fetcher';
+
+type FetcherResponse = Awaited<ReturnType<Fetcher>>;
+
+/**
+ * How the gateway calls one subgraph. The caller's identity JWT and request id go with every
+ * call (each subgraph verifies the JWT itself). Errors in a subgraph's GraphQL response pass
+ * through @apollo/gateway with their extensions, `problem` included; this class turns the
+ * failures that have no GraphQL response (unreachable subgraph, non-2xx, not JSON) into
+ * `unavailable` / `bad-gateway` Problems, keeping a subgraph's own Problem when it sent one.
+ */
+export class SubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> {
+  private readonly subgraph: string;
+  private readonly logger: Logger;
+
+  constructor(opts: { name: string; url: string; fetcher: Fetcher; logger: Logger }) {
+    super({ url: opts.url, fetcher: opts.fetcher, apq: false, honorSubgraphCacheControlHeader: false });
+    this.subgraph = opts.name;
+    this.logger = opts.logger;
+  }
+
+  override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
+    const headers = request.http!.headers;
+    // Only operations carry a caller; the gateway does no health checks or schema loading (static supergraph).
+    if (context.authorization) headers.set('authorization', context.authorization);
+    if (context.requestId) headers.set('x-request-id', context.requestId);
+  }
+
+  override async errorFromResponse(response: FetcherResponse): Promise<GraphQLError> {
+    const body = await this.parseBody(response).catch(() => undefined);
+    const first = firstError(body);
+    const problem = first?.extensions?.problem;
+    if (first && isProblemTransport(problem)) {
+      // e.g. 401 from a subgraph that refuses the identity: its verdict, not ours.
+      return new GraphQLError(first.message, { extensions: { code: first.extensions?.code ?? problem.problemType, problem } });
+    }
+    this.logger.error({ subgraph: this.subgraph, status: response.status, body }, 'subgraph answered with an HTTP error');
+    return problemError(new Problem('bad-gateway', { detail: 'A service needed for this request gave an invalid answer.' }), 'BAD_GATEWAY');
+  }
+
+  override didEncounterError(error: Error): void {
+    if (error instanceof GraphQLError) throw error;
+    if (error instanceof SubgraphUnreachableError) {
+      this.logger.error({ subgraph: this.subgraph, err: error }, 'subgraph unreachable');
+      throw problemError(new Problem('unavailable', { detail: 'A service needed for this request is unavailable.' }), 'SERVICE_UNAVAILABLE');
+    }
+    this.logger.error({ subgraph: this.subgraph, err: error }, 'invalid subgraph response');
+    throw problemError(new Problem('bad-gateway', { detail: 'A service needed for this request gave an invalid answer.' }), 'BAD_GATEWAY');
+  }
+}
+
+function problemError(problem: Problem, code: string): GraphQLError {
+  return new GraphQLError(problem.message, { extensions: { code, problem: problem.toTransport() } });
+}
+
+interface WireError {
+  message: string;
+  extensions?: { code?: string; problem?: unknown };
+}
+
+function firstError(body: unknown): WireError | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const errors = (body as { errors?: unknown }).errors;
+  if (!Array.isArray(errors) || errors.length === 0) return undefined;
+  const first = errors[0] as WireError;
+  return typeof first?.message === 'string' ? first : undefined;
+}

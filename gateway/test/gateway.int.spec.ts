@@ -1,0 +1,213 @@
+import http from 'node:http';
+import { listen } from '@pf/platform/http/lifecycle';
+import { backOffice, channelIdentity, operator, post, startSystem, token, type System } from './harness';
+
+const CREATE_TEAM = /* GraphQL */ `mutation ($input: CreateTeamInput!) { createTeam(input: $input) { code } }`;
+const CREATE_CHANNEL = /* GraphQL */ `mutation ($input: CreateChannelInput!) { createChannel(input: $input) { id } }`;
+const ENTITIES = /* GraphQL */ `
+  query ($representations: [_Any!]!) {
+    _entities(representations: $representations) {
+      __typename
+      ... on Team { code name }
+      ... on Channel { id name }
+    }
+  }`;
+
+const bearer = (...args: Parameters<typeof token>) => `Bearer ${token(...args)}`;
+
+describe('gateway in front of the real subgraphs', () => {
+  let sys: System;
+  let gw: string;
+  const alphaShop = channelIdentity('alpha', 'alpha-shop');
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    gw = sys.gatewayUrl;
+    for (const team of ['alpha', 'beta']) {
+      const created = await post(gw, CREATE_TEAM, { auth: bearer(operator), variables: { input: { code: team, name: `Team ${team}` } } });
+      expect(created.body.errors).toBeUndefined();
+      const channel = await post(gw, CREATE_CHANNEL, { auth: bearer(backOffice(team)), variables: { input: { code: 'shop', name: 'Shop' } } });
+      expect(channel.body).toEqual({ data: { createChannel: { id: `${team}-shop` } } });
+    }
+  });
+  afterAll(async () => {
+    await sys?.close();
+  });
+
+  const clearReceived = () => Object.values(sys.subgraphs).forEach((s) => s.received.splice(0));
+  const allReceived = () => Object.values(sys.subgraphs).flatMap((s) => s.received);
+
+  describe('refuses a call without a valid identity JWT, before any subgraph is asked', () => {
+    const cases: [string, () => string | undefined, RegExp][] = [
+      ['no Authorization header', () => undefined, /Missing identity token/],
+      ['a scheme other than Bearer', () => `Basic ${Buffer.from('a:b').toString('base64')}`, /Missing identity token/],
+      ['a token that is not a JWT', () => 'Bearer not-a-jwt', /jwt malformed/],
+      ['a bad signature', () => bearer(backOffice('alpha'), { key: 'some-other-secret-some-other-secret' }), /invalid signature/],
+      ['an expired token', () => bearer(backOffice('alpha'), { expiresInSeconds: -60 }), /jwt expired/],
+      ['the wrong audience', () => bearer(backOffice('alpha'), { audience: 'someone-else' }), /audience invalid/],
+      ['the wrong issuer', () => bearer(backOffice('alpha'), { issuer: 'someone-else' }), /issuer invalid/],
+    ];
+    it.each(cases)('%s: 401 with the unauthenticated problem', async (_name, auth, detail) => {
+      clearReceived();
+      const res = await post(gw, '{ team { code name } }', { auth: auth() });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors).toHaveLength(1);
+      const [error] = res.body.errors!;
+      expect(error!.extensions).toEqual({
+        code: 'UNAUTHENTICATED',
+        problem: { problemType: 'unauthenticated', detail: expect.stringMatching(detail), extensions: {} },
+      });
+      expect(error!.message).toBe(error!.extensions!.problem.detail);
+      expect(allReceived()).toEqual([]);
+    });
+
+    it('refuses GET requests the same way', async () => {
+      const res = await fetch(`${gw}?query=${encodeURIComponent('{ __typename }')}`);
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as any).errors[0].extensions.problem.problemType).toBe('unauthenticated');
+    });
+  });
+
+  it('lets a back-office JWT read its own team', async () => {
+    const res = await post(gw, '{ team { code name active channels { id standard } } }', { auth: bearer(backOffice('alpha')) });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      data: {
+        team: {
+          code: 'alpha',
+          name: 'Team alpha',
+          active: true,
+          channels: [
+            { id: 'alpha-standard', standard: true },
+            { id: 'alpha-shop', standard: false },
+          ],
+        },
+      },
+    });
+  });
+
+  describe("a channel-scoped JWT cannot read another team's data", () => {
+    it('team: its own, and null for another team', async () => {
+      const own = await post(gw, '{ team { code channels { id } } }', { auth: bearer(alphaShop) });
+      expect(own.body).toEqual({ data: { team: { code: 'alpha', channels: [{ id: 'alpha-shop' }] } } });
+      const other = await post(gw, '{ team(code: "beta") { code name } }', { auth: bearer(alphaShop) });
+      expect(other.body).toEqual({ data: { team: null } });
+    });
+
+    it("channel(id): null for the other team's channel (and for a sibling channel)", async () => {
+      const res = await post(gw, '{ other: channel(id: "beta-shop") { id name } sibling: channel(id: "alpha-standard") { id } own: channel(id: "alpha-shop") { id } }', {
+        auth: bearer(alphaShop),
+      });
+      expect(res.body).toEqual({ data: { other: null, sibling: null, own: { id: 'alpha-shop' } } });
+    });
+
+    it('channels: only its own channel; none of another team', async () => {
+      const res = await post(gw, '{ mine: channels { id } theirs: channels(teamCode: "beta") { id } }', { auth: bearer(alphaShop) });
+      expect(res.body).toEqual({ data: { mine: [{ id: 'alpha-shop' }], theirs: [] } });
+    });
+
+    it('_entities is not part of the gateway API', async () => {
+      const res = await post(gw, ENTITIES, { auth: bearer(alphaShop), variables: { representations: [{ __typename: 'Team', code: 'beta' }] } });
+      expect(res.status).toBe(400);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    });
+
+    it("_entities sent straight to each subgraph resolves no other team's Team or Channel", async () => {
+      const theirs = [
+        { __typename: 'Team', code: 'beta' },
+        { __typename: 'Channel', id: 'beta-shop' },
+      ];
+      const accounts = sys.subgraphs.accounts!.url;
+      // The control: the same query does resolve what the caller may see.
+      const mine = await post(accounts, ENTITIES, {
+        auth: bearer(alphaShop),
+        variables: { representations: [{ __typename: 'Team', code: 'alpha' }, { __typename: 'Channel', id: 'alpha-shop' }] },
+      });
+      expect(mine.body).toEqual({
+        data: { _entities: [{ __typename: 'Team', code: 'alpha', name: 'Team alpha' }, { __typename: 'Channel', id: 'alpha-shop', name: 'Shop' }] },
+      });
+      const denied = await post(accounts, ENTITIES, { auth: bearer(alphaShop), variables: { representations: theirs } });
+      expect(denied.body).toEqual({ data: { _entities: [null, null] } });
+
+      // The other subgraphs own no entity yet: the query does not even validate there.
+      for (const name of ['catalog', 'stock', 'orders', 'webhooks']) {
+        const res = await post(sys.subgraphs[name]!.url, ENTITIES, { auth: bearer(alphaShop), variables: { representations: theirs } });
+        expect({ name, status: res.status, data: res.body.data }).toEqual({ name, status: 400, data: undefined });
+        expect(res.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      }
+    });
+
+    it('every subgraph refuses a call without an identity JWT on its own', async () => {
+      for (const s of Object.values(sys.subgraphs)) {
+        const res = await post(s.url, '{ _service { sdl } }');
+        expect({ name: s.name, status: res.status, problem: res.body.errors?.[0]?.extensions?.problem?.problemType }).toEqual({
+          name: s.name,
+          status: 401,
+          problem: 'unauthenticated',
+        });
+      }
+    });
+  });
+
+  describe("a subgraph's Problem reaches the caller intact", () => {
+    it('validation-failed with its violations', async () => {
+      const input = { input: { code: 'Not A Code!', name: ' ' } };
+      const auth = bearer(backOffice('alpha'));
+      const direct = await post(sys.subgraphs.accounts!.url, CREATE_CHANNEL, { auth, variables: input });
+      const viaGateway = await post(gw, CREATE_CHANNEL, { auth, variables: input });
+      const problem = direct.body.errors?.[0]?.extensions?.problem;
+      expect(problem).toMatchObject({ problemType: 'validation-failed', violations: expect.any(Array) });
+      expect(problem.violations.length).toBeGreaterThan(0);
+      expect(viaGateway.body.data).toBeNull();
+      expect(viaGateway.body.errors).toHaveLength(1);
+      const [error] = viaGateway.body.errors!;
+      expect(error!.extensions!.problem).toEqual(problem);
+      expect(error!.extensions!.code).toBe(direct.body.errors![0]!.extensions!.code);
+      expect(error!.message).toBe(direct.body.errors![0]!.message);
+      expect(error!.path).toEqual(['createChannel']);
+    });
+
+    it('forbidden for a channel identity that tries a change', async () => {
+      const res = await post(gw, 'mutation { updateChannel(id: "alpha-shop", input: { name: "x" }) { id } }', { auth: bearer(alphaShop) });
+      expect(res.body.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'forbidden' });
+    });
+  });
+
+  describe('forwarding', () => {
+    it("sends the caller's Authorization and X-Request-Id to the subgraph, and echoes the id", async () => {
+      clearReceived();
+      const auth = bearer(backOffice('alpha'));
+      const res = await post(gw, '{ team { code } }', { auth, requestId: 'req-1234.abc' });
+      expect(res.body).toEqual({ data: { team: { code: 'alpha' } } });
+      expect(res.headers.get('x-request-id')).toBe('req-1234.abc');
+      expect(sys.subgraphs.accounts!.received).toEqual([{ authorization: auth, requestId: 'req-1234.abc' }]);
+    });
+
+    it('makes up a request id when the caller sends none (or an unusable one)', async () => {
+      for (const requestId of [undefined, 'bad id\twith control']) {
+        clearReceived();
+        const res = await post(gw, '{ team { code } }', { auth: bearer(backOffice('alpha')), ...(requestId ? { requestId } : {}) });
+        const made = res.headers.get('x-request-id');
+        expect(made).toMatch(/^[0-9a-f-]{36}$/);
+        expect(sys.subgraphs.accounts!.received.map((r) => r.requestId)).toEqual([made]);
+      }
+    });
+  });
+
+  it('answers an unreachable subgraph with the unavailable problem', async () => {
+    const closed = http.createServer();
+    const port = await listen(closed, 0, '127.0.0.1');
+    await new Promise((r) => closed.close(r));
+    const broken = await sys.startGateway({ accounts: `http://127.0.0.1:${port}/graphql` });
+    const res = await post(broken, '{ team { code } }', { auth: bearer(backOffice('alpha')) });
+    expect(res.body.data).toEqual({ team: null });
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+      problem: { problemType: 'unavailable', detail: expect.any(String) },
+    });
+    expect(JSON.stringify(res.body)).not.toContain(String(port));
+  });
+});
