@@ -20,8 +20,9 @@ export function loadConfig<S extends z.ZodRawShape>(
   const input: Record<string, unknown> = {};
   for (const key of Object.keys(shape)) {
     const value = env[key];
-    // An empty variable means "not set", so defaults apply instead of failing on ''.
-    input[key] = value === '' ? undefined : value;
+    // An empty (or blank) variable means "not set", so defaults apply instead of failing on '' or
+    // silently coercing '  ' to the number 0.
+    input[key] = value === undefined || value.trim() === '' ? undefined : value;
   }
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
