@@ -42,6 +42,9 @@ export interface ProblemInit {
   extensions?: Record<string, unknown>;
 }
 
+/** Members whose values come from the problem itself, never from its extensions. */
+const STANDARD_MEMBERS: ReadonlySet<string> = new Set(['type', 'title', 'status', 'detail', 'violations']);
+
 /** The RFC 7807 body as it goes on the wire. */
 export interface ProblemBody {
   type?: string;
@@ -82,8 +85,9 @@ export class Problem extends Error {
       detail: this.message,
     };
     if (this.violations) body.violations = this.violations;
-    // Contract members come after the standard ones but never overwrite them.
-    for (const [k, v] of Object.entries(this.extensions)) if (!(k in body)) body[k] = v;
+    // Contract members come after the standard ones and never overwrite or add one: an untyped
+    // body stays untyped, and only a 422 lists violations.
+    for (const [k, v] of Object.entries(this.extensions)) if (!STANDARD_MEMBERS.has(k) && !(k in body)) body[k] = v;
     return body;
   }
 
