@@ -153,6 +153,41 @@ describe('outbox relay (real Postgres and Kafka)', () => {
     expect(await unpublished()).toBe(0);
   });
 
+  it('is woken by the commit (NOTIFY) instead of waiting for its next poll', async () => {
+    const code = `n${uniqueSuffix()}`;
+    const relay = new OutboxRelay({ pool, schema: 't', bus: producerBus, logger, pollIntervalMs: 600_000 });
+    relays.push(relay);
+    await relay.start();
+    await renameTeam(code, 0);
+    // Far below the poll interval: only the notification can have woken it.
+    await eventually(async () => ((await view(code)) ? true : undefined), 10_000);
+  });
+
+  it('does not miss a commit notified while it was busy publishing', async () => {
+    const first = `b${uniqueSuffix()}`;
+    const second = `b${uniqueSuffix()}`;
+    let injected = false;
+    const busyBus: EventBus = {
+      publish: async (batch) => {
+        await producerBus.publish(batch);
+        if (!injected) {
+          injected = true;
+          // Commits (and notifies) while this relay is between its SELECT and its COMMIT.
+          await renameTeam(second, 0);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      },
+      subscribe: (o) => producerBus.subscribe(o),
+      close: async () => undefined,
+    };
+    const relay = new OutboxRelay({ pool, schema: 't', bus: busyBus, logger, pollIntervalMs: 600_000 });
+    relays.push(relay);
+    await renameTeam(first, 0);
+    await relay.start();
+    await eventually(async () => ((await view(second)) ? true : undefined), 10_000);
+    expect(await view(first)).toBeDefined();
+  });
+
   it('publishes nothing for a rolled-back transaction', async () => {
     const rolledBack = `rb${uniqueSuffix()}`;
     const committed = `ok${uniqueSuffix()}`;

@@ -30,7 +30,11 @@ export class OutboxRelay {
   private readonly retentionHours: number;
   private running = false;
   private loop?: Promise<void>;
+  /** Ends the current idle wait early (stop, or a notification when the wait allows it). */
   private wake?: () => void;
+  private wakeOnNotify = false;
+  /** A commit was notified since the last batch started: its rows may not have been read yet. */
+  private notified = false;
   private listener?: pg.Client;
   private lastCleanup = 0;
 
@@ -104,34 +108,43 @@ export class OutboxRelay {
     let failures = 0;
     while (this.running) {
       try {
+        this.notified = false;
         const n = await this.publishBatch();
         failures = 0;
         await this.cleanupIfDue();
         if (n === this.batchSize) continue;
-        await this.idle(this.pollIntervalMs);
+        await this.idle(this.pollIntervalMs, true);
       } catch (err) {
         failures += 1;
         const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
         this.opts.logger.error({ err, schema: this.opts.schema, retryInMs: delay }, 'outbox relay failed to publish');
-        await this.idle(delay);
+        await this.idle(delay, false);
       }
     }
   }
 
-  private idle(ms: number): Promise<void> {
+  /** Waits `ms`; `stop()` ends the wait, and so does a notified commit when `wakeOnNotify`. */
+  private idle(ms: number, wakeOnNotify: boolean): Promise<void> {
+    if (wakeOnNotify && this.notified) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
+      const done = () => {
         clearTimeout(timer);
+        if (this.wake === done) this.wake = undefined;
         resolve();
-      }
+      };
+      const timer = setTimeout(done, ms);
       this.wake = done;
+      this.wakeOnNotify = wakeOnNotify;
     });
   }
 
   private async listen(): Promise<void> {
     const client = new pg.Client(this.opts.pool.options);
-    client.on('notification', () => this.wake?.());
+    client.on('notification', () => {
+      // Remembered, so a commit notified while a batch is in flight is not left for the next poll.
+      this.notified = true;
+      if (this.wakeOnNotify) this.wake?.();
+    });
     client.on('error', (err) => {
       // Losing the listener only costs latency: the poll still runs. Reconnect in the background.
       this.opts.logger.warn({ err }, 'outbox listener connection lost');
