@@ -15,6 +15,8 @@ export const PROBLEM_TYPES = {
   'standard-channel': { status: 403, typed: true },
   forbidden: { status: 403, typed: true },
   'not-found': { status: 404, typed: true },
+  /** The path exists but not with this method (the edge adds an `Allow` header). */
+  'method-not-allowed': { status: 405, typed: true },
   'order-already-confirmed': { status: 409, typed: true },
   'order-not-updatable': { status: 409, typed: true },
   conflict: { status: 409, typed: true },
