@@ -1,0 +1,72 @@
+import express from 'express';
+import { z } from 'zod';
+import { commonConfigShape, env, loadConfig } from '@pf/platform/config';
+
+/**
+ * `TRUSTED_PROXIES`: comma-separated IPs or CIDRs (or proxy-addr's names `loopback`,
+ * `linklocal`, `uniquelocal`) whose `X-Forwarded-For` is believed. Checked with the very parser
+ * express uses for `trust proxy`, so what passes here is what the app will trust.
+ */
+const trustedProxies = env.list([]).superRefine((list, ctx) => {
+  try {
+    express().set('trust proxy', list);
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', message: (err as Error).message });
+  }
+});
+
+/** Every setting of the REST edge; the keys are the environment variable names. */
+export const restEdgeConfigShape = {
+  NODE_ENV: commonConfigShape.NODE_ENV,
+  LOG_LEVEL: commonConfigShape.LOG_LEVEL,
+  SHUTDOWN_TIMEOUT_MS: commonConfigShape.SHUTDOWN_TIMEOUT_MS,
+  PORT: env.port(8080),
+  HOST: env.string('0.0.0.0'),
+
+  /** The gateway's GraphQL endpoint: every operation of the API goes there. */
+  GATEWAY_URL: env.url('http://127.0.0.1:4000/graphql'),
+  /** The accounts subgraph's GraphQL endpoint, called directly for `channelTokenCheck` (inaccessible in the supergraph). */
+  ACCOUNTS_URL: env.url('http://127.0.0.1:4101/graphql'),
+  /** Keep-alive connections per upstream (gateway, accounts). */
+  UPSTREAM_CONNECTIONS: env.int(64, 1, 1024),
+  /** Time limit of one upstream call (headers and body). */
+  UPSTREAM_TIMEOUT_MS: env.int(10_000, 100, 120_000),
+
+  /** Key that signs the identity JWTs the edge mints (HS*: the shared secret; RS256/ES256: the PEM private key). */
+  JWT_SIGNING_KEY: env.string(),
+  JWT_ALGORITHM: commonConfigShape.JWT_ALGORITHM,
+  JWT_ISSUER: commonConfigShape.JWT_ISSUER,
+  JWT_AUDIENCE: commonConfigShape.JWT_AUDIENCE,
+  /** Lifetime of the channel JWT minted for each request. */
+  CHANNEL_JWT_TTL_SECONDS: env.int(60, 5, 3600),
+
+  /** `redis` (production: shared by every replica) or `memory` (embedded wiring, one process only). */
+  RATE_LIMIT_STORE: env.oneOf(['redis', 'memory'] as const, 'redis'),
+  REDIS_URL: env.url('redis://127.0.0.1:6379'),
+  /** Prefix of every Redis key the edge writes (separates deployments and test suites). */
+  REDIS_KEY_PREFIX: env.string('pf:edge:'),
+  /** Authenticated requests per token per window (spec section 8: 600 per minute). */
+  RATE_LIMIT_PER_TOKEN: env.int(600, 1),
+  /** Failed-authentication (401) requests per client address per window (spec section 8: 60 per minute). */
+  RATE_LIMIT_FAILED_AUTH_PER_IP: env.int(60, 1),
+  /** Length of the fixed rate-limit windows. */
+  RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1, 3600),
+  TRUSTED_PROXIES: trustedProxies,
+
+  /** How long a successful credentials lookup is reused; accounts events drop entries at once. 0 disables the cache. */
+  AUTH_CACHE_TTL_MS: env.int(30_000, 0, 3_600_000),
+  AUTH_CACHE_MAX_ENTRIES: env.int(10_000, 1, 10_000_000),
+
+  /** The event bus the edge consumes accounts events from (cache invalidation). */
+  EVENT_BUS: env.oneOf(['kafka', 'memory'] as const, 'kafka'),
+  KAFKA_BROKERS: env.list(['127.0.0.1:9092']),
+  KAFKA_CLIENT_ID: env.optionalString(),
+  KAFKA_TOPIC_PREFIX: env.string('pf.'),
+};
+
+export type RestEdgeConfig = z.infer<z.ZodObject<typeof restEdgeConfigShape>>;
+
+/** Reads and validates the edge's configuration; a `ConfigError` names every bad variable. */
+export function loadRestEdgeConfig(source: NodeJS.ProcessEnv = process.env): RestEdgeConfig {
+  return loadConfig(restEdgeConfigShape, source);
+}

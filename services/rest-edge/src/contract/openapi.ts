@@ -1,0 +1,86 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse } from 'yaml';
+
+/** The contract document, a source file of the edge (ARCHITECTURE principle 6). */
+export const OPENAPI_PATH = path.resolve(__dirname, '..', '..', 'openapi', 'channel-api.yaml');
+
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+
+/** The minimum of OpenAPI 3.0 the edge reads itself; the validator reads the rest. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { version: string; [k: string]: unknown };
+  servers?: { url: string; variables?: Record<string, { default: string; enum?: string[]; description?: string }> }[];
+  paths: Record<string, Record<string, unknown>>;
+  components?: Record<string, unknown>;
+  [k: string]: unknown;
+}
+
+/** The contract, parsed once at start and served as it is. */
+export interface Contract {
+  document: OpenApiDocument;
+  /** `info.version`: the `Service-Api-Version` of every response. */
+  version: string;
+  /** The source file's text (served as `/v1/openapi.yaml`). */
+  yaml: string;
+  /** The same document as JSON (served as `/v1/openapi.json`). */
+  json: string;
+  /** The document as the request validator needs it (see `routingDocument`). */
+  routing: OpenApiDocument;
+  /** The server path template, `/v1/channels/{channelId}`. */
+  basePath: string;
+}
+
+export function loadContract(file: string = OPENAPI_PATH): Contract {
+  const yaml = readFileSync(file, 'utf8');
+  const document = parse(yaml) as OpenApiDocument;
+  if (!/^3\.0\.\d+$/.test(String(document.openapi))) throw new Error(`${file}: expected OpenAPI 3.0.x`);
+  const version = document.info?.version;
+  if (!/^\d+\.\d+\.\d+$/.test(String(version))) throw new Error(`${file}: info.version must be MAJOR.MINOR.PATCH`);
+  const basePath = document.servers?.[0]?.url;
+  if (!basePath?.startsWith('/')) throw new Error(`${file}: the first server must be a path such as /v1/channels/{channelId}`);
+  return { document, version, yaml, json: JSON.stringify(document), routing: routingDocument(document), basePath };
+}
+
+/**
+ * The contract's paths are relative to the server `/v1/channels/{channelId}` (as the spec names
+ * them). express-openapi-validator only routes server variables that have an enum (issue #889 of
+ * that project: a free variable matches its default value only), so it gets a copy in which the
+ * templated part of the server path moves into every path and its variables become path
+ * parameters: server `/v1`, path `/channels/{channelId}/token`.
+ */
+export function routingDocument(doc: OpenApiDocument): OpenApiDocument {
+  const server = doc.servers?.[0];
+  if (!server) return doc;
+  const firstVariable = server.url.indexOf('{');
+  if (firstVariable < 0) return doc;
+  const staticPart = server.url.slice(0, server.url.lastIndexOf('/', firstVariable));
+  const templatedPart = server.url.slice(staticPart.length).replace(/\/$/, '');
+  const variables = Object.entries(server.variables ?? {});
+  const parameters = variables.map(([name, v]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: v.enum ? { type: 'string', enum: v.enum } : { type: 'string' },
+  }));
+  const paths: OpenApiDocument['paths'] = {};
+  for (const [p, item] of Object.entries(doc.paths)) {
+    const routed = p === '/' ? templatedPart : templatedPart + p;
+    const existing = Array.isArray(item.parameters) ? (item.parameters as unknown[]) : [];
+    paths[routed] = { ...item, parameters: [...parameters, ...existing] };
+  }
+  return { ...doc, servers: [{ url: staticPart || '/' }], paths };
+}
+
+/** Every operation of the document: method, path (relative to the server) and operationId. */
+export function operationsOf(doc: OpenApiDocument): { method: string; path: string; operationId: string | undefined }[] {
+  const out: { method: string; path: string; operationId: string | undefined }[] = [];
+  for (const [p, item] of Object.entries(doc.paths)) {
+    for (const m of HTTP_METHODS) {
+      const op = item[m] as { operationId?: string } | undefined;
+      if (op) out.push({ method: m.toUpperCase(), path: p, operationId: op.operationId });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,171 @@
+import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import type { EventBus, Subscription } from '@pf/platform/bus/bus';
+import type { Logger } from '@pf/platform/logging';
+import { AccessRules } from './auth/access-rules';
+import { AuthCache } from './auth/auth-cache';
+import { authenticate, principalOf } from './auth/authenticate';
+import { subscribeAuthCacheInvalidation } from './auth/invalidation';
+import { ChannelTokenChecks } from './auth/token-check';
+import type { RestEdgeConfig } from './config';
+import { loadContract, operationsOf, type Contract } from './contract/openapi';
+import { requestValidator } from './contract/request-validation';
+import { errorHandler, unknownPath } from './http/errors';
+import { requestContext, requestIdOf } from './http/request-context';
+import { InMemoryRateLimiter } from './rate-limit/memory';
+import type { RateLimiter, RateLimits } from './rate-limit/rate-limiter';
+import { RedisRateLimiter } from './rate-limit/redis';
+import { RESOURCE_ROUTES } from './resources';
+import type { GatewayCall, ResourceRoute } from './resources/resource';
+import { defineOperation, GraphqlUpstream } from './upstream/graphql';
+import { IdentityMinter } from './upstream/identity';
+
+export interface RestEdgeOptions {
+  config: RestEdgeConfig;
+  logger: Logger;
+  /** The bus the accounts events arrive on (cache invalidation). */
+  bus: EventBus;
+  /** By default from `RATE_LIMIT_STORE`: Redis, or in-memory for the embedded wiring. */
+  rateLimiter?: RateLimiter;
+  /** By default the document in openapi/, read once. */
+  contract?: Contract;
+}
+
+/** A created edge; `start` before serving, `stop` after the HTTP server has stopped. */
+export interface RestEdge {
+  /** Everything the edge serves: `/v1/channels/{channelId}/...`, `/v1/openapi.{yaml,json}`, problems for the rest. */
+  app: Express;
+  contract: Contract;
+  authCache: AuthCache;
+  rateLimiter: RateLimiter;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Throws unless Redis, the gateway and the accounts subgraph answer. */
+  ready(): Promise<void>;
+}
+
+/** Probe for readiness: answered by the GraphQL server itself, no subgraph involved. */
+const READY_PROBE = defineOperation<Record<string, never>, { __typename: string }>('query EdgeReadiness { __typename }');
+
+/**
+ * The REST edge: the public Channel API in front of the gateway. Builds everything once (the
+ * contract, prebuilt GraphQL operations, keep-alive pools to the gateway and to accounts) so a
+ * request pays only for its own work.
+ */
+export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
+  const { config, logger } = opts;
+  const contract = opts.contract ?? loadContract();
+  assertRoutesMatchContract(contract, RESOURCE_ROUTES);
+
+  const limits: RateLimits = {
+    perToken: config.RATE_LIMIT_PER_TOKEN,
+    failedAuthPerIp: config.RATE_LIMIT_FAILED_AUTH_PER_IP,
+    windowMs: config.RATE_LIMIT_WINDOW_SECONDS * 1000,
+  };
+  const rateLimiter =
+    opts.rateLimiter ??
+    (config.RATE_LIMIT_STORE === 'memory'
+      ? new InMemoryRateLimiter(limits)
+      : new RedisRateLimiter({ url: config.REDIS_URL, keyPrefix: config.REDIS_KEY_PREFIX, limits, logger }));
+
+  const identities = new IdentityMinter(
+    { algorithm: config.JWT_ALGORITHM, key: config.JWT_SIGNING_KEY, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE },
+    config.CHANNEL_JWT_TTL_SECONDS,
+  );
+  const pool = { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS };
+  const gateway = new GraphqlUpstream({ name: 'gateway', url: config.GATEWAY_URL, ...pool });
+  const accounts = new GraphqlUpstream({ name: 'accounts', url: config.ACCOUNTS_URL, ...pool });
+  const authCache = new AuthCache({ ttlMs: config.AUTH_CACHE_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES });
+  const tokenChecks = new ChannelTokenChecks(accounts, identities, authCache);
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  // Which peers' X-Forwarded-For is believed (spec section 5 point 8); none by default.
+  app.set('trust proxy', config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false);
+  app.use(requestContext(contract.version));
+
+  app.get('/v1/openapi.yaml', (_req: Request, res: Response) => {
+    res.type('application/yaml').send(contract.yaml);
+  });
+  app.get('/v1/openapi.json', (_req: Request, res: Response) => {
+    res.type('application/json').send(contract.json);
+  });
+
+  const channelBase = expressPath(contract.basePath);
+  app.use(
+    channelBase,
+    authenticate({ limiter: rateLimiter, tokenChecks, rules: new AccessRules(RESOURCE_ROUTES), logger: logger.child({ component: 'auth' }) }),
+  );
+  // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422.
+  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  app.use(...requestValidator(contract.routing));
+
+  const router = express.Router({ mergeParams: true });
+  for (const route of RESOURCE_ROUTES) {
+    const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
+    router[method](expressPath(route.path), handlerFor(route, gateway, identities, contract.version));
+  }
+  app.use(channelBase, router);
+  app.use(unknownPath);
+  app.use(errorHandler(logger));
+
+  let subscription: Subscription | undefined;
+  return {
+    app,
+    contract,
+    authCache,
+    rateLimiter,
+    async start() {
+      if (rateLimiter instanceof RedisRateLimiter) await rateLimiter.connect();
+      if (authCache.enabled) subscription = await subscribeAuthCacheInvalidation(opts.bus, authCache, logger);
+    },
+    async stop() {
+      await subscription?.stop();
+      subscription = undefined;
+      authCache.clear();
+      await Promise.allSettled([gateway.close(), accounts.close()]);
+      await rateLimiter.close();
+    },
+    async ready() {
+      const call = { bearer: identities.serviceJwt(), requestId: 'readiness' };
+      await Promise.all([rateLimiter.ping(), gateway.execute(READY_PROBE, {}, call), accounts.execute(READY_PROBE, {}, call)]);
+    },
+  };
+}
+
+function handlerFor(route: ResourceRoute, upstream: GraphqlUpstream, identities: IdentityMinter, apiVersion: string): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const principal = principalOf(res);
+    const requestId = requestIdOf(res);
+    // The gateway sees the token's own channel and team, in a JWT living seconds.
+    const gateway: GatewayCall = (operation, variables) =>
+      upstream.execute(operation, variables, { bearer: identities.channelJwt(principal.teamCode, principal.channelId), requestId });
+    const result = await route.handle({
+      principal,
+      params: req.params as Record<string, string>,
+      query: req.query as Record<string, unknown>,
+      body: req.body,
+      gateway,
+      apiVersion,
+    });
+    res.status(result.status).json(result.body);
+  };
+}
+
+/** `/v1/channels/{channelId}` -> `/v1/channels/:channelId`. */
+function expressPath(template: string): string {
+  return template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
+}
+
+/** The routes and the document describe the same endpoints, or the edge does not start. */
+export function assertRoutesMatchContract(contract: Contract, routes: readonly ResourceRoute[]): void {
+  const documented = new Map(operationsOf(contract.document).map((o) => [`${o.method} ${o.path}`, o.operationId]));
+  const served = new Map(routes.map((r) => [`${r.method} ${r.path}`, r.operationId]));
+  const problems: string[] = [];
+  for (const [key, operationId] of served) {
+    if (!documented.has(key)) problems.push(`${key} is served but not in the OpenAPI document`);
+    else if (documented.get(key) !== operationId) problems.push(`${key}: operationId ${documented.get(key)} in the document, ${operationId} in the route`);
+  }
+  for (const key of documented.keys()) if (!served.has(key)) problems.push(`${key} is in the OpenAPI document but not served`);
+  if (problems.length) throw new Error(`The edge's routes do not match its OpenAPI document:\n  ${problems.join('\n  ')}`);
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
+import { error as validatorErrors } from 'express-openapi-validator';
+import type { Logger } from '@pf/platform/logging';
+import { Problem, type Violation } from '@pf/platform/problems';
+import { propertyOfPointer } from '../domain/violations';
+import { UpstreamError } from '../upstream/graphql';
+import { requestIdOf } from './request-context';
+
+/** The one detail of every 500: nothing about the cause reaches the client, only the reference. */
+export const INTERNAL_DETAIL = 'An unexpected error occurred. Quote the reference when contacting support.';
+
+type ValidatorError = InstanceType<typeof validatorErrors.BadRequest>;
+
+/** An error the edge answers with a problem, with any headers the answer needs (`Allow`). */
+interface Answer {
+  problem: Problem;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Turns any error into the problem that answers it, or undefined when it is unexpected.
+ * Problems (the edge's own and the subgraphs', carried through the gateway) pass as they are;
+ * the validator's and the body parser's errors become the contract's statuses.
+ */
+export function answerFor(err: unknown): Answer | undefined {
+  if (err instanceof Problem) return err.status >= 500 ? undefined : { problem: err };
+  if (err instanceof UpstreamError) return undefined;
+  if (isValidatorError(err)) return validatorAnswer(err);
+  const bodyError = bodyParserAnswer(err);
+  if (bodyError) return bodyError;
+  // The router could not decode the path (e.g. a bad percent-escape): it names no resource.
+  if (err instanceof URIError || (isHttpError(err) && err.status === 400 && /URI/i.test(String((err as Error).message)))) {
+    return { problem: Problem.notFound('No resource has this path.') };
+  }
+  return undefined;
+}
+
+function validatorAnswer(err: ValidatorError): Answer | undefined {
+  switch (err.status) {
+    case 400:
+      return { problem: Problem.validation(violationsOf(err)) };
+    case 404:
+      return { problem: Problem.notFound('No endpoint has this path.') };
+    case 405:
+      return {
+        problem: new Problem('method-not-allowed', { detail: `This endpoint does not answer ${methodOf(err)}.` }),
+        headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {},
+      };
+    case 413:
+      return { problem: Problem.validation([{ property: 'body', message: 'The request body is too large.' }]) };
+    case 415:
+      return {
+        problem: Problem.validation([{ property: 'body', message: 'The request body must be JSON (Content-Type: application/json).' }]),
+      };
+    default:
+      // 500 (the document could not be loaded) and anything else are the platform's fault.
+      return undefined;
+  }
+}
+
+function violationsOf(err: ValidatorError): Violation[] {
+  const items = err.errors?.length ? err.errors : [{ path: '/body', message: err.message }];
+  return items.map((e) => ({ property: propertyOfPointer(e.path), message: e.message }));
+}
+
+function methodOf(err: ValidatorError): string {
+  return /^(\w+) method not allowed/.exec(err.message)?.[1] ?? 'this method';
+}
+
+/** body-parser's errors: JSON that does not parse, a body over the size limit, an unknown charset. */
+function bodyParserAnswer(err: unknown): Answer | undefined {
+  if (!isHttpError(err) || typeof (err as { type?: unknown }).type !== 'string') return undefined;
+  const type = (err as unknown as { type: string }).type;
+  const message =
+    type === 'entity.parse.failed'
+      ? 'The request body is not valid JSON.'
+      : type === 'entity.too.large'
+        ? 'The request body is too large.'
+        : type === 'charset.unsupported' || type === 'encoding.unsupported'
+          ? 'The request body must be UTF-8 JSON without content encoding.'
+          : undefined;
+  return message ? { problem: Problem.validation([{ property: 'body', message }]) } : undefined;
+}
+
+function isValidatorError(err: unknown): err is ValidatorError {
+  return (
+    err instanceof Error &&
+    typeof (err as ValidatorError).status === 'number' &&
+    Array.isArray((err as ValidatorError).errors) &&
+    Object.values(validatorErrors).some((C) => err instanceof C)
+  );
+}
+
+function isHttpError(err: unknown): err is Error & { status: number } {
+  return err instanceof Error && typeof (err as { status?: unknown }).status === 'number';
+}
+
+/** RFC 6750: a 401 names the scheme to use. The same on every 401, like the body. */
+export const WWW_AUTHENTICATE = 'Bearer realm="channel-api"';
+
+/** Writes a problem as `application/problem+json` (its `title` and `status` follow the status). */
+export function sendProblem(res: Response, problem: Problem, headers: Record<string, string> = {}): void {
+  res.status(problem.status);
+  res.set(headers);
+  if (problem.status === 401) res.setHeader('WWW-Authenticate', WWW_AUTHENTICATE);
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.end(JSON.stringify(problem.toBody()));
+}
+
+/**
+ * The edge's one error middleware. Expected failures become their problem; anything else is
+ * logged with a fresh `reference` and answered 500 with a generic detail and that reference.
+ */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const answer = answerFor(err);
+    if (answer) {
+      sendProblem(res, answer.problem, answer.headers);
+      return;
+    }
+    const reference = randomUUID();
+    logger.error(
+      {
+        err,
+        reference,
+        requestId: requestIdOf(res),
+        method: req.method,
+        path: req.path,
+        ...(err instanceof UpstreamError ? { upstream: err.upstream, upstreamDetails: err.details } : {}),
+      },
+      'unexpected error',
+    );
+    sendProblem(res, new Problem('internal', { detail: INTERNAL_DETAIL, extensions: { reference } }));
+  };
+}
+
+/** The last route: nothing matched the path. */
+export function unknownPath(_req: Request, _res: Response, next: NextFunction): void {
+  next(Problem.notFound('No endpoint has this path.'));
+}

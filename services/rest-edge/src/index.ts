@@ -1,0 +1,35 @@
+import type { ServiceDefinition } from '@pf/platform/service/service';
+import { loadRestEdgeConfig } from './config';
+import { createRestEdge } from './edge';
+
+export { createRestEdge, type RestEdge, type RestEdgeOptions } from './edge';
+export { loadRestEdgeConfig, restEdgeConfigShape, type RestEdgeConfig } from './config';
+export { loadContract, OPENAPI_PATH, type Contract } from './contract/openapi';
+export { InMemoryRateLimiter } from './rate-limit/memory';
+export { RedisRateLimiter } from './rate-limit/redis';
+export type { RateLimiter, RateLimits } from './rate-limit/rate-limiter';
+
+/**
+ * The edge as the runners see it (the embedded launcher; `src/main.ts` runs it with its own
+ * process wiring). Settings come from `deps.env` (see config.ts); the identity JWT settings
+ * default to `deps.jwt`, and with an HS* algorithm the signing key defaults to the shared secret
+ * `deps.jwt.key`. `RATE_LIMIT_STORE=memory` selects the in-memory rate limiter (one process only).
+ */
+export const restEdgeService: ServiceDefinition = {
+  name: 'rest-edge',
+  schema: null,
+  migrationsDir: null,
+  defaultPort: 8080,
+  async create(deps) {
+    const hmac = deps.jwt.algorithm.startsWith('HS');
+    const config = loadRestEdgeConfig({
+      JWT_ALGORITHM: deps.jwt.algorithm,
+      JWT_ISSUER: deps.jwt.issuer,
+      JWT_AUDIENCE: deps.jwt.audience,
+      ...(hmac ? { JWT_SIGNING_KEY: deps.jwt.key } : {}),
+      ...deps.env,
+    });
+    const edge = await createRestEdge({ config, logger: deps.logger, bus: deps.bus });
+    return { app: edge.app, start: () => edge.start(), stop: () => edge.stop(), ready: () => edge.ready() };
+  },
+};

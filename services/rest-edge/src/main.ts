@@ -1,0 +1,3 @@
+import { runRestEdgeProcess } from './process';
+
+void runRestEdgeProcess();

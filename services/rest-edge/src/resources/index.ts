@@ -1,0 +1,8 @@
+import { getChannel } from './channel/route';
+import type { ResourceRoute } from './resource';
+import { getTeam } from './team/route';
+import { testConnection } from './test-connection/route';
+import { getToken } from './token/route';
+
+/** Every endpoint the edge serves; each must match an operation of the OpenAPI document and vice versa. */
+export const RESOURCE_ROUTES: readonly ResourceRoute[] = [getChannel, getToken, getTeam, testConnection];
