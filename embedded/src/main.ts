@@ -1,0 +1,148 @@
+import http from 'node:http';
+import path from 'node:path';
+import express from 'express';
+import { accountsService, seedDemoAccount } from '@pf/accounts';
+import { catalogService } from '@pf/catalog';
+import { gatewayService } from '@pf/gateway';
+import { ordersService } from '@pf/orders';
+import { restEdgeService } from '@pf/rest-edge';
+import { stockService } from '@pf/stock';
+import { webhooksService } from '@pf/webhooks';
+import { InMemoryEventBus } from '@pf/platform/bus/memory';
+import { env, loadConfig } from '@pf/platform/config';
+import { migrate, serviceMigrationSources } from '@pf/platform/db/migrate';
+import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
+import { signIdentity, type JwtVerifyOptions } from '@pf/platform/identity';
+import { createLogger } from '@pf/platform/logging';
+import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
+import { installationSecret, readJson, writeJson, type DemoCredentials } from './credentials';
+import { startEmbeddedPostgres } from './postgres';
+
+const SUBGRAPHS: ServiceDefinition[] = [accountsService, catalogService, stockService, ordersService, webhooksService];
+
+const config = loadConfig({
+  PF_DATA_DIR: env.string(path.resolve(__dirname, '..', '..', '.data')),
+  PF_HOST: env.string('127.0.0.1'),
+  PF_REST_PORT: env.port(8080),
+  PF_GATEWAY_PORT: env.port(4000),
+  PF_POSTGRES_PORT: env.port(54329),
+  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+});
+
+/**
+ * The embedded wiring (ARCHITECTURE.md principle 5): every service in this one process, an
+ * embedded PostgreSQL with its data under `.data/`, the in-memory event bus and the in-memory rate
+ * limiter. The services are the same code the production wiring runs; only the adapters differ.
+ */
+async function main(): Promise<void> {
+  const logger = createLogger('embedded', config.LOG_LEVEL);
+  const lifecycle = new Lifecycle(logger, 20_000);
+  lifecycle.installSignalHandlers();
+
+  const postgres = await startEmbeddedPostgres(config.PF_DATA_DIR, config.PF_POSTGRES_PORT, logger);
+  lifecycle.onShutdown('postgres', () => postgres.stop());
+  for (const def of SUBGRAPHS) {
+    await migrate({ connectionString: postgres.url, schema: def.schema!, sources: serviceMigrationSources(def.migrationsDir!), logger });
+  }
+
+  const jwt: JwtVerifyOptions = {
+    algorithm: 'HS256',
+    key: await installationSecret(config.PF_DATA_DIR),
+    issuer: 'pf-platform',
+    audience: 'pf-graph',
+  };
+  const bus = new InMemoryEventBus(logger.child({ component: 'bus' }));
+  lifecycle.onShutdown('event bus', () => bus.close());
+
+  const host = config.PF_HOST;
+  const start = async (def: ServiceDefinition, port: number, extraEnv: NodeJS.ProcessEnv = {}): Promise<string> => {
+    const instance = await def.create({
+      databaseUrl: postgres.url,
+      bus,
+      jwt,
+      logger: logger.child({ service: def.name }),
+      env: { NODE_ENV: 'development', EVENT_BUS: 'memory', ...extraEnv },
+    });
+    return serve(def.name, instance, port);
+  };
+  const serve = async (name: string, instance: ServiceInstance, port: number): Promise<string> => {
+    lifecycle.onShutdown(`${name} background work`, () => instance.stop());
+    lifecycle.addReadinessCheck(name, () => instance.ready());
+    const app = express();
+    app.disable('x-powered-by');
+    lifecycle.mountHealth(app);
+    app.use(instance.app);
+    const server = http.createServer(app);
+    lifecycle.registerHttpServer(`${name} http`, server);
+    await instance.start();
+    const bound = await listen(server, port, host);
+    return `http://${host}:${bound}`;
+  };
+
+  // Subgraphs on ephemeral loopback ports; only the gateway and the edge have well-known ones.
+  const subgraphUrls: Record<string, string> = {};
+  for (const def of SUBGRAPHS) subgraphUrls[def.name] = `${await start(def, 0)}/graphql`;
+  const subgraphEnv = Object.fromEntries(
+    Object.entries(subgraphUrls).map(([name, url]) => [`SUBGRAPH_${name.toUpperCase()}_URL`, url]),
+  );
+  const gatewayBase = await start(gatewayService, config.PF_GATEWAY_PORT, subgraphEnv);
+  const restBase = await start(restEdgeService, config.PF_REST_PORT, {
+    GATEWAY_URL: `${gatewayBase}/graphql`,
+    ACCOUNTS_URL: subgraphUrls.accounts,
+    RATE_LIMIT_STORE: 'memory',
+  });
+
+  const credentials = await demoCredentials({
+    databaseUrl: postgres.url,
+    restBase,
+    graphqlUrl: `${gatewayBase}/graphql`,
+    jwt,
+  });
+  const summary = [
+    '',
+    'Print-and-fulfilment platform is running (embedded wiring). Ctrl-C stops it.',
+    `  REST base URL : ${credentials.restBaseUrl}`,
+    `  GraphQL URL   : ${credentials.graphqlUrl}`,
+    `  Channel id    : ${credentials.channelId}`,
+    `  API token     : ${credentials.token}`,
+    `  Back-office JWT (Authorization: Bearer ...):`,
+    `    ${credentials.backOfficeJwt}`,
+    `  Saved to ${path.join(config.PF_DATA_DIR, 'demo-credentials.json')}`,
+    '',
+  ];
+  process.stdout.write(summary.join('\n') + '\n');
+}
+
+/**
+ * On first start: creates the demo team, channel and token. Later starts reuse the saved token
+ * (it is stored hashed, so the file is its only copy) and refresh the back-office JWT.
+ */
+async function demoCredentials(opts: {
+  databaseUrl: string;
+  restBase: string;
+  graphqlUrl: string;
+  jwt: JwtVerifyOptions;
+}): Promise<DemoCredentials> {
+  const file = path.join(config.PF_DATA_DIR, 'demo-credentials.json');
+  const saved = await readJson<DemoCredentials>(file);
+  const account = saved
+    ? { channelId: saved.channelId, token: saved.token, teamCode: saved.channelId.split('-')[0]! }
+    : await seedDemoAccount({ databaseUrl: opts.databaseUrl });
+  const credentials: DemoCredentials = {
+    restBaseUrl: `${opts.restBase}/v1/channels/${account.channelId}`,
+    graphqlUrl: opts.graphqlUrl,
+    channelId: account.channelId,
+    token: account.token,
+    backOfficeJwt: signIdentity(
+      { kind: 'backoffice', teamCode: account.teamCode, userId: 'demo-merchant' },
+      { ...opts.jwt, expiresInSeconds: 30 * 24 * 3600 },
+    ),
+  };
+  await writeJson(file, credentials);
+  return credentials;
+}
+
+main().catch((err) => {
+  process.stderr.write(`embedded start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
