@@ -1,0 +1,281 @@
+import { readFile } from 'node:fs/promises';
+import http from 'node:http';
+import { Writable } from 'node:stream';
+import express from 'express';
+import pg from 'pg';
+import pino from 'pino';
+import { Agent, request } from 'undici';
+import type { EventBus } from '@pf/platform/bus/bus';
+import { InMemoryEventBus } from '@pf/platform/bus/memory';
+import { KafkaEventBus } from '@pf/platform/bus/kafka';
+import { closeServer, listen } from '@pf/platform/http/lifecycle';
+import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
+import type { Logger } from '@pf/platform/logging';
+import type { ServiceInstance } from '@pf/platform/service/service';
+import { createTestDatabase, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
+// The system under test, started in-process from source like production would start it.
+import { accountsService } from '../../../accounts/src';
+import { createGateway } from '../../../../gateway/src/gateway';
+import { DEFAULT_SUPERGRAPH_PATH } from '../../../../gateway/src/subgraphs';
+import { loadRestEdgeConfig } from '../../src/config';
+import { createRestEdge, type RestEdge } from '../../src/edge';
+import { RedisRateLimiter } from '../../src/rate-limit/redis';
+import { ContractChecker, type ObservedResponse } from './contract';
+
+export const jwtOptions: JwtSignOptions = {
+  algorithm: 'HS256',
+  key: 'rest-edge-test-secret-rest-edge-test-secret',
+  issuer: 'pf-test',
+  audience: 'pf-graph',
+  expiresInSeconds: 300,
+};
+
+export const operator: Identity = { kind: 'service', service: 'ops' };
+export const backOffice = (teamCode: string): Identity => ({ kind: 'backoffice', teamCode, userId: `user@${teamCode}` });
+
+/** Log lines of one component, kept for assertions (and printed with TEST_LOG_LEVEL). */
+export class CapturedLogs {
+  readonly lines: Record<string, unknown>[] = [];
+  readonly logger: Logger;
+
+  constructor(service: string) {
+    const sink = new Writable({
+      write: (chunk: Buffer, _enc, done) => {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) this.lines.push(JSON.parse(line) as Record<string, unknown>);
+        if (process.env.TEST_LOG_LEVEL) process.stdout.write(chunk);
+        done();
+      },
+    });
+    this.logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'info', base: { service } }, sink);
+  }
+}
+
+export interface EdgeResponse extends ObservedResponse {
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+}
+
+export interface CallOptions {
+  /** The API token, sent as `Authorization: Bearer <token>`; omitted: no header. */
+  token?: string;
+  /** A whole Authorization header instead. */
+  authorization?: string;
+  body?: unknown;
+  /** A raw body (sent as is). */
+  rawBody?: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** The address the request is sent from (any of 127.0.0.0/8 on Linux). */
+  from?: string;
+}
+
+/** One edge instance on an ephemeral port. */
+export interface RunningEdge {
+  edge: RestEdge;
+  url: string;
+  logs: CapturedLogs;
+  call(method: string, path: string, opts?: CallOptions): Promise<EdgeResponse>;
+  close(): Promise<void>;
+}
+
+export interface System {
+  db: TestDatabase;
+  bus: EventBus;
+  accountsUrl: string;
+  gatewayUrl: string;
+  contract: ContractChecker;
+  /** A GraphQL call through the gateway (back-office and operator identities). */
+  graph<D = any>(identity: Identity, query: string, variables?: Record<string, unknown>): Promise<D>;
+  sql<R extends pg.QueryResultRow = any>(text: string, params?: unknown[]): Promise<R[]>;
+  /** Starts an edge over this system; each gets its own Redis key prefix unless one is given. */
+  startEdge(env?: Record<string, string>): Promise<RunningEdge>;
+  close(): Promise<void>;
+}
+
+const agents = new Map<string, Agent>();
+function agentFrom(address: string): Agent {
+  let agent = agents.get(address);
+  if (!agent) agents.set(address, (agent = new Agent({ connect: { localAddress: address } })));
+  return agent;
+}
+
+/**
+ * The real system the edge sits in front of: a migrated accounts database, the accounts subgraph
+ * (with its outbox relay publishing to the bus), and the gateway over the committed supergraph,
+ * each on an ephemeral port. Only accounts runs among the subgraphs: the edge's endpoints so far
+ * read nothing else.
+ */
+export async function startSystem(opts: { kafka?: boolean } = {}): Promise<System> {
+  const logs = new CapturedLogs('system');
+  const db = await createTestDatabase([{ schema: accountsService.schema!, migrationsDir: accountsService.migrationsDir! }]);
+  const topicPrefix = `pf-edge-test-${uniqueSuffix()}.`;
+  const bus: EventBus = opts.kafka
+    ? new KafkaEventBus({
+        brokers: testInfra.kafkaBrokers,
+        clientId: 'rest-edge-test',
+        topicPrefix,
+        logger: logs.logger,
+        topicDefaults: { numPartitions: 1, replicationFactor: 1 },
+      })
+    : new InMemoryEventBus(logs.logger, 50);
+  const servers: http.Server[] = [];
+  const stoppers: (() => Promise<void>)[] = [];
+
+  async function serve(app: express.Express): Promise<string> {
+    const server = http.createServer(app);
+    servers.push(server);
+    const port = await listen(server, 0, '127.0.0.1');
+    return `http://127.0.0.1:${port}`;
+  }
+
+  const accounts: ServiceInstance = await accountsService.create({
+    databaseUrl: db.url,
+    bus,
+    jwt: jwtOptions,
+    logger: logs.logger.child({ service: 'accounts' }),
+    env: { NODE_ENV: 'test', ACCOUNTS_DB_POOL_MAX: '4' },
+  });
+  await accounts.start();
+  stoppers.push(() => accounts.stop());
+  const accountsUrl = `${await serve(accounts.app)}/graphql`;
+
+  const gateway = await createGateway({
+    supergraphSdl: await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
+    subgraphUrls: { accounts: accountsUrl },
+    jwt: jwtOptions,
+    logger: logs.logger.child({ service: 'gateway' }),
+  });
+  stoppers.push(() => gateway.stop());
+  const gatewayUrl = `${await serve(gateway.app)}/graphql`;
+
+  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
+  const edges = new Set<RunningEdge>();
+
+  async function startEdge(env: Record<string, string> = {}): Promise<RunningEdge> {
+    const edgeLogs = new CapturedLogs('rest-edge');
+    const config = loadRestEdgeConfig({
+      NODE_ENV: 'test',
+      GATEWAY_URL: gatewayUrl,
+      ACCOUNTS_URL: accountsUrl,
+      REDIS_URL: testInfra.redisUrl,
+      REDIS_KEY_PREFIX: `pf-edge-test:${uniqueSuffix()}:`,
+      JWT_SIGNING_KEY: jwtOptions.key,
+      JWT_ALGORITHM: jwtOptions.algorithm,
+      JWT_ISSUER: jwtOptions.issuer,
+      JWT_AUDIENCE: jwtOptions.audience,
+      UPSTREAM_CONNECTIONS: '8',
+      ...env,
+    });
+    const edge = await createRestEdge({ config, logger: edgeLogs.logger, bus });
+    await edge.start();
+    const server = http.createServer(edge.app);
+    const port = await listen(server, 0, '127.0.0.1');
+    const url = `http://127.0.0.1:${port}`;
+    const running: RunningEdge = {
+      edge,
+      url,
+      logs: edgeLogs,
+      async call(method, path, o = {}) {
+        const headers: Record<string, string> = { ...o.headers };
+        if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
+        if (o.authorization !== undefined) headers.authorization = o.authorization;
+        let body: string | undefined = o.rawBody;
+        if (o.body !== undefined) body = JSON.stringify(o.body);
+        if (body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
+        const res = await request(url + path, {
+          method: method as 'GET',
+          headers,
+          ...(body !== undefined ? { body } : {}),
+          dispatcher: agentFrom(o.from ?? '127.0.0.1'),
+        });
+        const text = await res.body.text();
+        const contentType = res.headers['content-type'] as string | undefined;
+        let parsed: unknown = text;
+        if (contentType?.includes('json') && text) parsed = JSON.parse(text);
+        return { status: res.statusCode, headers: res.headers, body: parsed, contentType };
+      },
+      async close() {
+        edges.delete(running);
+        await closeServer(server);
+        if (edge.rateLimiter instanceof RedisRateLimiter) await edge.rateLimiter.deleteAllKeys();
+        await edge.stop();
+      },
+    };
+    edges.add(running);
+    return running;
+  }
+
+  const { loadContract } = await import('../../src/contract/openapi');
+  return {
+    db,
+    bus,
+    accountsUrl,
+    gatewayUrl,
+    contract: new ContractChecker(loadContract().document),
+    async graph(identity, query, variables) {
+      const res = await request(gatewayUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${signIdentity(identity, jwtOptions)}` },
+        body: JSON.stringify({ query, variables }),
+      });
+      const json = (await res.body.json()) as { data?: any; errors?: unknown[] };
+      if (json.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(json.errors)}`);
+      return json.data;
+    },
+    async sql(text, params) {
+      return (await pool.query(text, params as unknown[])).rows;
+    },
+    startEdge,
+    async close() {
+      for (const e of [...edges]) await e.close();
+      await Promise.all(servers.map((s) => closeServer(s)));
+      for (const stop of stoppers.reverse()) await stop();
+      await bus.close();
+      await pool.end();
+      await db.drop();
+    },
+  };
+}
+
+/** Closes the per-address HTTP agents of the helpers (afterAll of the last suite using them). */
+export async function closeAgents(): Promise<void> {
+  await Promise.all([...agents.values()].map((a) => a.close()));
+  agents.clear();
+}
+
+export const CREATE_TEAM = `mutation ($input: CreateTeamInput!) { createTeam(input: $input) { code } }`;
+export const CREATE_CHANNEL = `mutation ($input: CreateChannelInput!) { createChannel(input: $input) { id } }`;
+export const UPDATE_CHANNEL = `mutation ($id: ID!, $input: UpdateChannelInput!) { updateChannel(id: $id, input: $input) { id active } }`;
+export const UPDATE_TEAM = `mutation ($code: ID!, $input: UpdateTeamInput!) { updateTeam(code: $code, input: $input) { code active } }`;
+export const ISSUE_TOKEN = `mutation ($channelId: ID!) { issueApiToken(channelId: $channelId) { token apiToken { id prefix channelId createdAt } } }`;
+export const REVOKE_TOKEN = `mutation ($channelId: ID!) { revokeApiToken(channelId: $channelId) }`;
+
+export interface IssuedToken {
+  token: string;
+  id: string;
+  prefix: string;
+  createdAt: string;
+}
+
+/** A team (created by an operator, with its Standard channel) and integration channels with tokens. */
+export async function seedTeam(sys: System, team: string, channels: string[]): Promise<Record<string, IssuedToken>> {
+  await sys.graph(operator, CREATE_TEAM, { input: { code: team, name: `Team ${team}` } });
+  const tokens: Record<string, IssuedToken> = {};
+  for (const code of channels) {
+    const { createChannel } = await sys.graph(backOffice(team), CREATE_CHANNEL, { input: { code, name: `Channel ${code}` } });
+    tokens[code] = await issueToken(sys, createChannel.id);
+  }
+  return tokens;
+}
+
+export async function issueToken(sys: System, channelId: string): Promise<IssuedToken> {
+  const { issueApiToken } = await sys.graph(backOffice(channelId.split('-')[0]!), ISSUE_TOKEN, { channelId });
+  return { token: issueApiToken.token, ...issueApiToken.apiToken };
+}
+
+/** Waits for the start of a rate-limit window with at least `needMs` left in it. */
+export async function atWindowStart(windowSeconds: number, needMs: number): Promise<void> {
+  const windowMs = windowSeconds * 1000;
+  const left = windowMs - (Date.now() % windowMs);
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 20));
+}
