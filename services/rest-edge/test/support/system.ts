@@ -95,7 +95,7 @@ export interface System {
 const agents = new Map<string, Agent>();
 function agentFrom(address: string): Agent {
   let agent = agents.get(address);
-  if (!agent) agents.set(address, (agent = new Agent({ connect: { localAddress: address } })));
+  if (!agent) agents.set(address, (agent = new Agent({ localAddress: address })));
   return agent;
 }
 
