@@ -1,0 +1,180 @@
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { parse } from 'yaml';
+import { PROBLEM_TYPE_BASE } from '@pf/platform/problems';
+import { loadContract, OPENAPI_PATH } from '../src/contract/openapi';
+import { INTERNAL_DETAIL } from '../src/http/errors';
+import { ContractChecker } from './support/contract';
+import { closeAgents, seedTeam, startSystem, type IssuedToken, type RunningEdge, type System } from './support/system';
+
+/** The OpenAPI document as the edge's contract: served, enforced on requests, and true of responses. */
+describe('the OpenAPI contract', () => {
+  let sys: System;
+  let edge: RunningEdge;
+  let acme: Record<string, IssuedToken>;
+  const base = '/v1/channels/acme-shop';
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    edge = await sys.startEdge();
+    acme = await seedTeam(sys, 'acme', ['shop']);
+  }, 60_000);
+
+  afterAll(async () => {
+    await sys?.close();
+    await closeAgents();
+  });
+
+  describe('the document', () => {
+    it('is OpenAPI 3.0.3 with info.version 1.2.0, served as YAML and JSON without credentials', async () => {
+      const source = readFileSync(OPENAPI_PATH, 'utf8');
+      const yaml = await edge.call('GET', '/v1/openapi.yaml');
+      expect(yaml.status).toBe(200);
+      expect(yaml.contentType).toMatch(/^application\/yaml/);
+      expect(yaml.headers['service-api-version']).toBe('1.2.0');
+      expect(yaml.body).toBe(source);
+      const json = await edge.call('GET', '/v1/openapi.json');
+      expect(json.status).toBe(200);
+      expect(json.headers['service-api-version']).toBe('1.2.0');
+      expect(json.body).toEqual(parse(source));
+      expect(json.body).toMatchObject({ openapi: '3.0.3', info: { version: '1.2.0' }, servers: [{ url: '/v1/channels/{channelId}' }] });
+    });
+
+    it('documents, for every operation, the 401, 403 (where it applies), 429 and 500 answers and the version header', () => {
+      const { document } = loadContract();
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, op] of Object.entries(item) as [string, { responses: Record<string, any> }][]) {
+          const statuses = Object.keys(op.responses);
+          expect({ op: `${method} ${path}`, has: ['401', '403', '429', '500'].every((s) => statuses.includes(s)) }).toEqual({ op: `${method} ${path}`, has: true });
+          for (const status of statuses) {
+            const response = op.responses[status].$ref
+              ? (document.components!.responses as Record<string, any>)[op.responses[status].$ref.split('/').pop()]
+              : op.responses[status];
+            expect(Object.keys(response.headers ?? {})).toContain('Service-Api-Version');
+          }
+        }
+      }
+    });
+
+    it('the response checker used by these tests catches a response that breaks the document', () => {
+      const checker = new ContractChecker(loadContract().document);
+      expect(() => checker.check('GET', '/', { status: 200, headers: {}, body: {}, contentType: 'application/json' })).toThrow(
+        /missing header Service-Api-Version[\s\S]*required property 'data'/,
+      );
+      expect(() => checker.check('GET', '/token', { status: 404, headers: {}, body: {}, contentType: 'application/problem+json' })).toThrow(
+        /does not document status 404/,
+      );
+      const headers = { 'service-api-version': '1.2.0' };
+      expect(() =>
+        checker.check('GET', '/', { status: 500, headers, body: { title: 'x', status: 500, detail: 'x', reference: 'nope' }, contentType: 'application/problem+json' }),
+      ).toThrow(/reference must match format "uuid"/);
+    });
+  });
+
+  describe('request validation (after authentication)', () => {
+    it('a wrong-typed field answers 422 validation-failed naming the field', async () => {
+      const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, body: { echo: 42 } });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(422);
+      expect(res.contentType).toMatch(/^application\/problem\+json/);
+      expect(res.body).toEqual({
+        type: `${PROBLEM_TYPE_BASE}validation-failed`,
+        title: 'Unprocessable Entity',
+        status: 422,
+        detail: expect.any(String),
+        violations: [{ property: 'echo', message: 'must be string' }],
+      });
+      // the token was counted: validation comes after check 7
+      expect(res.headers['x-ratelimit-limit']).toBe('600');
+    });
+
+    it('an over-long field answers 422 naming it', async () => {
+      const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, body: { echo: 'x'.repeat(201) } });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(422);
+      expect(res.body.violations).toEqual([{ property: 'echo', message: expect.stringContaining('200') }]);
+    });
+
+    it.each([
+      ['a JSON array', '[1]', 'application/json'],
+      ['JSON that does not parse', '{"echo": ', 'application/json'],
+      ['a body that is not JSON', 'echo=1', 'text/plain'],
+    ])('%s answers 422 naming the body', async (_name, rawBody, contentType) => {
+      const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody, contentType });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(422);
+      expect(res.body.violations).toEqual([{ property: 'body', message: expect.any(String) }]);
+    });
+
+    it('unknown members and unknown query parameters are ignored', async () => {
+      const res = await edge.call('POST', `${base}/test-connection?verbose=1`, { token: acme.shop!.token, body: { echo: 'a', future: true } });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(200);
+      expect(res.body.data.echo).toBe('a');
+    });
+
+    it('an unauthenticated request with a bad body is 401, not 422', async () => {
+      const res = await edge.call('POST', `${base}/test-connection`, { rawBody: '{"echo": ', contentType: 'application/json' });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(401);
+    });
+  });
+
+  describe('answers outside the operations', () => {
+    it.each([
+      ['an unknown path under a channel', `${base}/nope`],
+      ['an unknown path under /v1', '/v1/nope'],
+      ['an unknown path', '/nope'],
+    ])('%s is a 404 problem with the version header', async (_name, path) => {
+      const res = await edge.call('GET', path, { token: acme.shop!.token });
+      sys.contract.checkComponentResponse('NotFound', res);
+      expect(res.status).toBe(404);
+      expect(res.headers['service-api-version']).toBe('1.2.0');
+      expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}not-found`, title: 'Not Found', status: 404, detail: expect.any(String) });
+    });
+
+    it('an unknown path under a channel is authenticated first', async () => {
+      const res = await edge.call('GET', `${base}/nope`);
+      expect(res.status).toBe(401);
+      expect(res.headers['service-api-version']).toBe('1.2.0');
+    });
+
+    it('a known path with another method is a 405 problem naming the allowed methods', async () => {
+      const res = await edge.call('DELETE', `${base}/token`, { token: acme.shop!.token });
+      expect(res.status).toBe(405);
+      expect(res.headers.allow).toBe('GET');
+      expect(res.headers['service-api-version']).toBe('1.2.0');
+      expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}method-not-allowed`, title: 'Method Not Allowed', status: 405, detail: expect.any(String) });
+    });
+
+    it('an unexpected failure is a 500 with a generic detail and a reference that is in the log line of the error', async () => {
+      // A real fault: the gateway this edge is configured with does not answer.
+      const closedPort = await new Promise<number>((resolve) => {
+        const s = net.createServer().listen(0, '127.0.0.1', () => {
+          const { port } = s.address() as net.AddressInfo;
+          s.close(() => resolve(port));
+        });
+      });
+      const broken = await sys.startEdge({ GATEWAY_URL: `http://127.0.0.1:${closedPort}/graphql` });
+      const res = await broken.call('GET', `${base}/team`, { token: acme.shop!.token });
+      sys.contract.check('GET', '/team', res);
+      expect(res.status).toBe(500);
+      expect(res.headers['service-api-version']).toBe('1.2.0');
+      expect(res.body).toEqual({
+        type: `${PROBLEM_TYPE_BASE}internal`,
+        title: 'Internal Server Error',
+        status: 500,
+        detail: INTERNAL_DETAIL,
+        reference: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      });
+      expect(JSON.stringify(res.body)).not.toMatch(/ECONNREFUSED|gateway|127\.0\.0\.1/);
+      const logged = broken.logs.lines.filter((l) => l.reference === res.body.reference);
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toMatchObject({ level: 50, msg: 'unexpected error', method: 'GET', upstream: 'gateway' });
+      expect(JSON.stringify(logged[0])).toMatch(/ECONNREFUSED/);
+      // the token never reaches the log
+      expect(JSON.stringify(broken.logs.lines)).not.toContain(acme.shop!.token);
+      await broken.close();
+    });
+  });
+});
