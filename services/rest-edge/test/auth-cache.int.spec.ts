@@ -125,7 +125,7 @@ describe('credentials cache with invalidation by accounts events over Kafka', ()
 
   it('a team change drops the team entries and nothing else', async () => {
     // beta's own creation events drop beta's (empty) entries; let them pass first.
-    const betaSettled = invalidation('api-token.issued', 'beta');
+    const betaSettled = Promise.all([invalidation('channel.created', 'beta', 2), invalidation('api-token.issued', 'beta')]);
     const beta = await seedTeam(sys, 'beta', ['shop']);
     await betaSettled;
     for (const e of edges) {
