@@ -2,31 +2,30 @@ import http from 'node:http';
 import express from 'express';
 import { ConfigError } from '@pf/platform/config';
 import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
-import { createLogger } from '@pf/platform/logging';
+import { createLogger, type Logger } from '@pf/platform/logging';
 import { busFromConfig } from '@pf/platform/service/process';
 import { loadRestEdgeConfig, type RestEdgeConfig } from './config';
-import { createRestEdge } from './edge';
+import { createRestEdge, type RestEdge } from './edge';
 import { requestContext } from './http/request-context';
 
-/**
- * Production entry point of the edge: every setting validated before anything starts (a bad one
- * is named and the process exits 78), Redis and the bus connected, `/healthz` and `/readyz`
- * (Redis, gateway and accounts answer), and graceful shutdown on SIGTERM/SIGINT: stop taking
- * requests, finish in-flight ones, stop the event consumer, close pools.
- */
-export async function runRestEdgeProcess(): Promise<void> {
-  const logger = createLogger('rest-edge');
-  let config: RestEdgeConfig;
-  try {
-    config = loadRestEdgeConfig(process.env);
-  } catch (err) {
-    logger.fatal({ variables: err instanceof ConfigError ? err.variables : undefined }, (err as Error).message);
-    process.exit(78); // EX_CONFIG
-  }
-  logger.level = config.LOG_LEVEL;
+export interface RestEdgeProcess {
+  config: RestEdgeConfig;
+  edge: RestEdge;
+  lifecycle: Lifecycle;
+  server: http.Server;
+  port: number;
+}
 
+/**
+ * The edge as one production process: the bus from config, `/healthz` and `/readyz` (Redis, the
+ * gateway and accounts answer) next to the API, and a Lifecycle that shuts down in order: stop
+ * taking requests and finish in-flight ones, stop the event consumer and close pools, close the
+ * bus. Throws a `ConfigError` naming every bad variable before anything starts.
+ */
+export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Logger): Promise<RestEdgeProcess> {
+  const config = loadRestEdgeConfig(source);
+  logger.level = config.LOG_LEVEL;
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
-  lifecycle.installSignalHandlers();
   try {
     const bus = busFromConfig(config, 'rest-edge', logger);
     lifecycle.onShutdown('event bus', () => bus.close());
@@ -37,6 +36,7 @@ export async function runRestEdgeProcess(): Promise<void> {
 
     const root = express();
     root.disable('x-powered-by');
+    root.disable('etag');
     // The contract version goes on every response, health answers included.
     root.use(requestContext(edge.contract.version));
     lifecycle.mountHealth(root);
@@ -48,9 +48,25 @@ export async function runRestEdgeProcess(): Promise<void> {
     await edge.start();
     const port = await listen(server, config.PORT, config.HOST);
     logger.info({ port, gateway: config.GATEWAY_URL, accounts: config.ACCOUNTS_URL, rateLimitStore: config.RATE_LIMIT_STORE }, 'rest-edge listening');
+    return { config, edge, lifecycle, server, port };
   } catch (err) {
-    logger.fatal({ err }, 'rest-edge failed to start');
     await lifecycle.shutdown('start failed');
+    throw err;
+  }
+}
+
+/** `src/main.ts`: exits 78 on bad configuration, 1 when the start fails; SIGTERM/SIGINT stop it gracefully. */
+export async function runRestEdgeProcess(): Promise<void> {
+  const logger = createLogger('rest-edge');
+  try {
+    const { lifecycle } = await startRestEdgeProcess(process.env, logger);
+    lifecycle.installSignalHandlers();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      logger.fatal({ variables: err.variables }, err.message);
+      process.exit(78); // EX_CONFIG
+    }
+    logger.fatal({ err }, 'rest-edge failed to start');
     process.exit(1);
   }
 }

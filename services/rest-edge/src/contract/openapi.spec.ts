@@ -1,0 +1,45 @@
+import { operationsOf, routingDocument, type OpenApiDocument } from './openapi';
+
+const doc: OpenApiDocument = {
+  openapi: '3.0.3',
+  info: { version: '1.2.0' },
+  servers: [{ url: '/v1/channels/{channelId}', variables: { channelId: { default: 'acme-shop' } } }],
+  paths: {
+    '/': { get: { operationId: 'getChannel', responses: {} } },
+    '/orders/{orderUuid}': {
+      parameters: [{ name: 'orderUuid', in: 'path', required: true, schema: { type: 'string' } }],
+      get: { operationId: 'getOrder', responses: {} },
+      delete: { operationId: 'cancelOrder', responses: {} },
+    },
+  },
+};
+
+describe('routingDocument', () => {
+  it('moves the templated part of the server path into every path, its variables into path parameters', () => {
+    const routed = routingDocument(doc);
+    expect(routed.servers).toEqual([{ url: '/v1/channels' }]);
+    expect(Object.keys(routed.paths)).toEqual(['/{channelId}', '/{channelId}/orders/{orderUuid}']);
+    expect(routed.paths['/{channelId}/orders/{orderUuid}']!.parameters).toEqual([
+      { name: 'channelId', in: 'path', required: true, schema: { type: 'string' } },
+      { name: 'orderUuid', in: 'path', required: true, schema: { type: 'string' } },
+    ]);
+    expect(routed.paths['/{channelId}']!.get).toBe(doc.paths['/']!.get);
+    // the source is untouched
+    expect(Object.keys(doc.paths)).toEqual(['/', '/orders/{orderUuid}']);
+  });
+
+  it('leaves a document without server variables as it is', () => {
+    const plain = { ...doc, servers: [{ url: '/v1' }] };
+    expect(routingDocument(plain)).toBe(plain);
+  });
+});
+
+describe('operationsOf', () => {
+  it('lists every operation with its method, path and operationId', () => {
+    expect(operationsOf(doc)).toEqual([
+      { method: 'GET', path: '/', operationId: 'getChannel' },
+      { method: 'GET', path: '/orders/{orderUuid}', operationId: 'getOrder' },
+      { method: 'DELETE', path: '/orders/{orderUuid}', operationId: 'cancelOrder' },
+    ]);
+  });
+});

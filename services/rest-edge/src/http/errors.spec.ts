@@ -1,0 +1,49 @@
+import { error as validatorErrors } from 'express-openapi-validator';
+import { Problem } from '@pf/platform/problems';
+import { UpstreamError } from '../upstream/graphql';
+import { answerFor } from './errors';
+
+describe('answerFor', () => {
+  it('passes client-side Problems through, including the subgraphs', () => {
+    const p = new Problem('order-not-updatable', { detail: 'x', extensions: { orderUuid: 'u' } });
+    expect(answerFor(p)?.problem).toBe(p);
+  });
+
+  it('treats server-side Problems and upstream failures as unexpected (500 with a reference)', () => {
+    expect(answerFor(new Problem('unavailable', { detail: 'subgraph down' }))).toBeUndefined();
+    expect(answerFor(new UpstreamError('down', 'gateway'))).toBeUndefined();
+    expect(answerFor(new TypeError('bug'))).toBeUndefined();
+  });
+
+  it('turns validator errors into 422 naming each field, 404 and 405 with Allow', () => {
+    const bad = new validatorErrors.BadRequest({ path: '/x', message: 'bad' });
+    bad.errors = [
+      { path: '/body/orderLines/7/product/sku', message: 'must NOT have more than 255 characters' },
+      { path: '/query/active-state', message: 'must be equal to one of the allowed values' },
+    ];
+    expect(answerFor(bad)?.problem.toBody()).toMatchObject({
+      status: 422,
+      title: 'Unprocessable Entity',
+      violations: [
+        { property: 'orderLines[7].product.sku', message: 'must NOT have more than 255 characters' },
+        { property: 'active-state', message: 'must be equal to one of the allowed values' },
+      ],
+    });
+    expect(answerFor(new validatorErrors.NotFound({ path: '/x' }))?.problem.status).toBe(404);
+    const notAllowed = new validatorErrors.MethodNotAllowed({ path: '/x', message: 'DELETE method not allowed', headers: { Allow: 'GET' } } as never);
+    const answer = answerFor(notAllowed);
+    expect(answer?.problem.toBody()).toMatchObject({ status: 405, title: 'Method Not Allowed' });
+    expect(answer?.headers).toEqual({ Allow: 'GET' });
+    expect(answerFor(new validatorErrors.UnsupportedMediaType({ path: '/x' }))?.problem.toBody()).toMatchObject({
+      status: 422,
+      violations: [{ property: 'body' }],
+    });
+  });
+
+  it('turns body-parser errors into 422 naming the body', () => {
+    const parse = Object.assign(new SyntaxError('Unexpected end'), { status: 400, type: 'entity.parse.failed' });
+    expect(answerFor(parse)?.problem.toBody()).toMatchObject({ status: 422, violations: [{ property: 'body', message: 'The request body is not valid JSON.' }] });
+    const large = Object.assign(new Error('too large'), { status: 413, type: 'entity.too.large' });
+    expect(answerFor(large)?.problem.status).toBe(422);
+  });
+});

@@ -1,0 +1,94 @@
+import net from 'node:net';
+import { request } from 'undici';
+import { testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { startRestEdgeProcess, type RestEdgeProcess } from '../src/process';
+import { CapturedLogs, closeAgents, jwtOptions, seedTeam, startSystem, type IssuedToken, type System } from './support/system';
+
+/** The production wiring (src/main.ts): health, readiness, the API, graceful shutdown. */
+describe('rest-edge process', () => {
+  let sys: System;
+  let acme: Record<string, IssuedToken>;
+  const started: RestEdgeProcess[] = [];
+
+  const env = (overrides: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    PORT: '0',
+    HOST: '127.0.0.1',
+    GATEWAY_URL: sys.gatewayUrl,
+    ACCOUNTS_URL: sys.accountsUrl,
+    REDIS_URL: testInfra.redisUrl,
+    REDIS_KEY_PREFIX: `pf-edge-test:${uniqueSuffix()}:`,
+    JWT_SIGNING_KEY: jwtOptions.key,
+    JWT_ISSUER: jwtOptions.issuer,
+    JWT_AUDIENCE: jwtOptions.audience,
+    // This process does not share the system's bus; the cache is off so nothing depends on its events.
+    EVENT_BUS: 'memory',
+    AUTH_CACHE_TTL_MS: '0',
+    ...overrides,
+  });
+
+  async function start(overrides: Record<string, string> = {}) {
+    const p = await startRestEdgeProcess(env(overrides), new CapturedLogs('rest-edge').logger);
+    started.push(p);
+    return { p, url: `http://127.0.0.1:${p.port}` };
+  }
+
+  async function get(url: string, token?: string) {
+    const res = await request(url, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    return { status: res.statusCode, headers: res.headers, body: (await res.body.json()) as any };
+  }
+
+  beforeAll(async () => {
+    sys = await startSystem();
+    acme = await seedTeam(sys, 'acme', ['shop']);
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const p of started) await p.lifecycle.shutdown('test done');
+    await sys?.close();
+    await closeAgents();
+  });
+
+  it('serves /healthz, /readyz and the API, each with the version header', async () => {
+    const { url } = await start();
+    const health = await get(`${url}/healthz`);
+    expect(health).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(health.headers['service-api-version']).toBe('1.2.0');
+    const ready = await get(`${url}/readyz`);
+    expect(ready).toMatchObject({ status: 200, body: { status: 'ready' } });
+    expect(ready.headers['service-api-version']).toBe('1.2.0');
+    const api = await get(`${url}/v1/channels/acme-shop/`, acme.shop!.token);
+    expect(api.status).toBe(200);
+    expect(api.body.data.id).toBe('acme-shop');
+  });
+
+  it('is not ready while the gateway does not answer', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = s.address() as net.AddressInfo;
+        s.close(() => resolve(p));
+      });
+    });
+    const { url } = await start({ GATEWAY_URL: `http://127.0.0.1:${port}/graphql` });
+    const ready = await get(`${url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(ready.body).toMatchObject({ status: 'not-ready', failures: { 'rest-edge': expect.stringMatching(/gateway/) } });
+    expect((await get(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it('refuses to start with a bad setting, naming it', async () => {
+    await expect(startRestEdgeProcess(env({ RATE_LIMIT_PER_TOKEN: 'lots' }), new CapturedLogs('x').logger)).rejects.toMatchObject({
+      name: 'ConfigError',
+      variables: ['RATE_LIMIT_PER_TOKEN'],
+    });
+  });
+
+  it('shuts down gracefully and stops listening', async () => {
+    const { p, url } = await start();
+    expect((await get(`${url}/readyz`)).status).toBe(200);
+    await p.lifecycle.shutdown('test');
+    expect(p.server.listening).toBe(false);
+    await expect(request(`${url}/healthz`)).rejects.toThrow(/ECONNREFUSED/);
+  });
+});
