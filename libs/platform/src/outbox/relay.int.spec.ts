@@ -210,7 +210,7 @@ describe('outbox relay (real Postgres and Kafka)', () => {
 
   it('a batch published twice (published_at reset) changes the consumer state once', async () => {
     const code = `d${uniqueSuffix()}`;
-    const events = [];
+    const events: OutgoingEvent[] = [];
     for (let i = 0; i < 5; i++) events.push(await renameTeam(code, i));
     const relay = newRelay();
     expect(await relay.publishBatch()).toBe(5);
@@ -226,7 +226,7 @@ describe('outbox relay (real Postgres and Kafka)', () => {
 
   it('a relay whose database connection dies between publish and commit republishes on restart; state as if once', async () => {
     const code = `k${uniqueSuffix()}`;
-    const events = [];
+    const events: OutgoingEvent[] = [];
     for (let i = 0; i < 4; i++) events.push(await renameTeam(code, i));
     // The real bus, plus a crash right after the broker acknowledged: the relay's own session is
     // killed, so its "mark published" never commits.
@@ -261,7 +261,7 @@ describe('outbox relay (real Postgres and Kafka)', () => {
 
   it('a relay that fails halfway through publishing a batch loses nothing once it runs again', async () => {
     const code = `h${uniqueSuffix()}`;
-    const events = [];
+    const events: OutgoingEvent[] = [];
     for (let i = 0; i < 6; i++) events.push(await renameTeam(code, i));
     let failed = false;
     const halfBus: EventBus = {
@@ -286,7 +286,7 @@ describe('outbox relay (real Postgres and Kafka)', () => {
 
   it('a relay stopped mid-stream and a new one started lose nothing and apply each event once', async () => {
     const code = `s${uniqueSuffix()}`;
-    const events = [];
+    const events: OutgoingEvent[] = [];
     for (let i = 0; i < 30; i++) events.push(await renameTeam(code, i));
     // The first relay is told to stop while its second batch is on its way to the broker.
     let batches = 0;
