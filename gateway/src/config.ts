@@ -1,5 +1,5 @@
 import { env, loadConfig } from '@pf/platform/config';
-import { DEFAULT_SUPERGRAPH_PATH, subgraphUrlsFromEnv } from './subgraphs';
+import { DEFAULT_SUPERGRAPH_PATH, readSubgraphList, subgraphUrlShape, subgraphUrlsOf } from './subgraphs';
 
 /** The gateway's own settings, read from the environment (ServiceDeps.env). */
 export const gatewayConfigShape = {
@@ -20,5 +20,14 @@ export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
  * (`SUBGRAPH_ACCOUNTS_URL`, ...), defaulting to the URL in that list.
  */
 export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
-  return { ...loadConfig(gatewayConfigShape, source), subgraphUrls: subgraphUrlsFromEnv(source) };
+  const list = readSubgraphList();
+  // One validation for all variables, so every bad one is named at once.
+  const cfg = loadConfig({ ...gatewayConfigShape, ...subgraphUrlShape(list) }, source);
+  return {
+    SUPERGRAPH_PATH: cfg.SUPERGRAPH_PATH,
+    GATEWAY_INTROSPECTION: cfg.GATEWAY_INTROSPECTION,
+    GATEWAY_SUBGRAPH_CONNECTIONS: cfg.GATEWAY_SUBGRAPH_CONNECTIONS,
+    GATEWAY_SUBGRAPH_TIMEOUT_MS: cfg.GATEWAY_SUBGRAPH_TIMEOUT_MS,
+    subgraphUrls: subgraphUrlsOf(cfg, list),
+  };
 }

@@ -33,6 +33,11 @@ export function readSubgraphList(file: string = SUBGRAPH_LIST_PATH): SubgraphEnt
   });
 }
 
+/** Config shape of the subgraph URLs: one variable per subgraph, defaulting to the list's URL. */
+export function subgraphUrlShape(list: SubgraphEntry[] = readSubgraphList()) {
+  return Object.fromEntries(list.map((s) => [s.urlEnv, env.url(s.url)]));
+}
+
 /**
  * Each subgraph's URL: its variable (`SUBGRAPH_ACCOUNTS_URL`, ...) when set, otherwise the list's
  * default. A malformed URL fails with a message naming the variable.
@@ -41,7 +46,10 @@ export function subgraphUrlsFromEnv(
   source: NodeJS.ProcessEnv,
   list: SubgraphEntry[] = readSubgraphList(),
 ): Record<string, string> {
-  const shape = Object.fromEntries(list.map((s) => [s.urlEnv, env.url(s.url)]));
-  const cfg = loadConfig(shape, source) as Record<string, string>;
-  return Object.fromEntries(list.map((s) => [s.name, cfg[s.urlEnv]!]));
+  return subgraphUrlsOf(loadConfig(subgraphUrlShape(list), source) as Record<string, string>, list);
+}
+
+/** Subgraph name -> URL, from a validated config holding the URL variables. */
+export function subgraphUrlsOf(cfg: Record<string, unknown>, list: SubgraphEntry[] = readSubgraphList()): Record<string, string> {
+  return Object.fromEntries(list.map((s) => [s.name, cfg[s.urlEnv] as string]));
 }

@@ -210,4 +210,12 @@ describe('gateway in front of the real subgraphs', () => {
     });
     expect(JSON.stringify(res.body)).not.toContain(String(port));
   });
+
+  it('answers a subgraph that gives no GraphQL response (an HTTP 404 page) with the bad-gateway problem', async () => {
+    const wrongPath = sys.subgraphs.accounts!.url.replace(/\/graphql$/, '/not-graphql');
+    const broken = await sys.startGateway({ accounts: wrongPath });
+    const res = await post(broken, '{ team { code } }', { auth: bearer(backOffice('alpha')) });
+    expect(res.body.data).toEqual({ team: null });
+    expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_GATEWAY', problem: { problemType: 'bad-gateway' } });
+  });
 });
