@@ -38,8 +38,10 @@ describe('KafkaEventBus (real broker)', () => {
     return bus;
   }
 
+  const prefixes: string[] = [];
   beforeEach(() => {
     prefix = `t${uniqueSuffix()}.`;
+    prefixes.push(prefix);
   });
 
   afterEach(async () => {
@@ -47,11 +49,14 @@ describe('KafkaEventBus (real broker)', () => {
   });
 
   afterAll(async () => {
-    // Topics of this suite carry its prefixes; remove them so the broker does not accumulate them.
+    // Remove this suite's topics and groups (and only those) so the broker does not accumulate them.
+    const mine = (name: string) => prefixes.some((p) => name.startsWith(p));
     const admin = raw.admin();
     await admin.connect();
-    const mine = (await admin.listTopics()).filter((t) => /^t[0-9a-f]{10}\./.test(t));
-    if (mine.length > 0) await admin.deleteTopics({ topics: mine }).catch(() => undefined);
+    const groups = (await admin.listGroups()).groups.map((g) => g.groupId).filter(mine);
+    if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
+    const topics = (await admin.listTopics()).filter(mine);
+    if (topics.length > 0) await admin.deleteTopics({ topics }).catch(() => undefined);
     await admin.disconnect();
   });
 
