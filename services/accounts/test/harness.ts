@@ -89,6 +89,8 @@ export async function startAccounts(opts: { bus?: EventBus; startBackgroundWork?
     async close() {
       await closeServer(server);
       await instance.stop();
+      // The production runner closes the bus after the service; so does the harness.
+      await bus.close();
       await pool.end();
       await db.drop();
     },
