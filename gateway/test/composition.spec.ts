@@ -5,6 +5,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
+// Each case starts node and loads @apollo/composition: about a second alone, more on a busy machine.
+const TIMEOUT_MS = 30_000;
 const root = path.resolve(__dirname, '..', '..');
 const script = path.join(root, 'scripts', 'compose-supergraph.mjs');
 
@@ -24,7 +26,7 @@ describe('supergraph composition', () => {
     const { status, output } = await compose(['--check']);
     expect(output).toContain('supergraph up to date: gateway/supergraph.graphql');
     expect(status).toBe(0);
-  });
+  }, TIMEOUT_MS);
 
   describe('with a scratch list of subgraphs', () => {
     let dir: string;
@@ -59,7 +61,7 @@ describe('supergraph composition', () => {
       expect(status).toBe(1);
       expect(output).toContain('FIELD_TYPE_MISMATCH');
       expect(output).toContain('Team.code');
-    });
+    }, TIMEOUT_MS);
 
     it('writes a fresh file, then --check passes; a stale file fails --check', async () => {
       const subgraphs = await list({ a: `${fed}type Query { team: Team }\ntype Team @key(fields: "code") { code: ID! }\n`, b: fed });
@@ -71,6 +73,6 @@ describe('supergraph composition', () => {
       const stale = await compose(['--check', '--subgraphs', subgraphs, '--out', out]);
       expect(stale.status).toBe(2);
       expect(stale.output).toContain('differs from a fresh composition');
-    });
+    }, TIMEOUT_MS);
   });
 });

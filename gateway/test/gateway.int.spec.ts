@@ -29,10 +29,10 @@ describe('gateway in front of the real subgraphs', () => {
       const channel = await post(gw, CREATE_CHANNEL, { auth: bearer(backOffice(team)), variables: { input: { code: 'shop', name: 'Shop' } } });
       expect(channel.body).toEqual({ data: { createChannel: { id: `${team}-shop` } } });
     }
-  });
+  }, 60_000);
   afterAll(async () => {
     await sys?.close();
-  });
+  }, 30_000);
 
   const clearReceived = () => Object.values(sys.subgraphs).forEach((s) => s.received.splice(0));
   const allReceived = () => Object.values(sys.subgraphs).flatMap((s) => s.received);

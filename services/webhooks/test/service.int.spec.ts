@@ -32,12 +32,12 @@ describe('webhooks service (no features yet)', () => {
     root.use(instance.app);
     server = http.createServer(root);
     base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
-  });
+  }, 30_000);
   afterAll(async () => {
     if (server) await closeServer(server);
     await instance?.stop();
     await db?.drop();
-  });
+  }, 30_000);
 
   it('owns Postgres schema webhooks, migrated with the platform tables, and migrating again changes nothing', async () => {
     expect(webhooksService.schema).toBe('webhooks');
