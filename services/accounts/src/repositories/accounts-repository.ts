@@ -122,20 +122,26 @@ interface TokenCheckRow {
 }
 
 /**
- * Everything the edge needs to authenticate one request, in one indexed round trip: the path
- * channel by primary key, its team by primary key, and the live token by its unique hash, joined
- * only when the token's channel is in the path channel's team (another team's token is no token).
+ * Everything the edge needs to authenticate one request, in one round trip of primary-key and
+ * unique-index lookups: the live token by its unique hash (materialised first, so the plan
+ * never walks a team's channels), the path channel and its team by primary key. The token is
+ * joined only when its channel is in the path channel's team: another team's token is no token.
  */
 export async function channelTokenFacts(db: Db, channelId: string, tokenSha256: string | null): Promise<ChannelTokenFacts> {
   const rows = await db.$queryRaw<TokenCheckRow[]>`
+    WITH live_token AS MATERIALIZED (
+      SELECT tok.id::text AS token_id, tok.channel_id AS token_channel_id, tok.created_at AS token_created_at,
+             tc.team_code AS token_team_code, tc.active AS token_channel_active, tc.standard AS token_channel_standard
+        FROM accounts.api_token tok
+        JOIN accounts.channel tc ON tc.id = tok.channel_id
+       WHERE tok.token_sha256 = ${tokenSha256} AND tok.revoked_at IS NULL
+    )
     SELECT c.id AS channel_id, c.team_code, c.active AS channel_active, c.standard AS channel_standard,
            t.active AS team_active,
-           tok.id::text AS token_id, tok.channel_id AS token_channel_id, tok.created_at AS token_created_at,
-           tc.active AS token_channel_active, tc.standard AS token_channel_standard
+           lt.token_id, lt.token_channel_id, lt.token_created_at, lt.token_channel_active, lt.token_channel_standard
       FROM accounts.channel c
       JOIN accounts.team t ON t.code = c.team_code
-      LEFT JOIN (accounts.api_token tok JOIN accounts.channel tc ON tc.id = tok.channel_id)
-             ON tok.token_sha256 = ${tokenSha256} AND tok.revoked_at IS NULL AND tc.team_code = c.team_code
+      LEFT JOIN live_token lt ON lt.token_team_code = c.team_code
      WHERE c.id = ${channelId}`;
   const row = rows[0];
   if (!row) return { channelExists: false, channel: null, token: null, teamActive: false };
