@@ -7,8 +7,10 @@ cd "$root"
 
 bash scripts/infra.sh up || { echo "0 passed, 1 failed"; exit 1; }
 
-if ! npm run --silent build; then
-  echo "build failed"
+# The committed supergraph must equal a fresh composition (--check writes nothing), so a stale
+# file or a composition error fails the run instead of being silently regenerated.
+if ! { npm run --silent generate && node scripts/compose-supergraph.mjs --check && npx tsc -b tsconfig.build.json; }; then
+  echo "build failed (prisma generate, supergraph composition check, or type check)"
   echo "0 passed, 1 failed"
   exit 1
 fi
