@@ -21,14 +21,13 @@ export const restEdgeService: ServiceDefinition = {
   migrationsDir: null,
   defaultPort: 8080,
   async create(deps) {
-    const hmac = deps.jwt.algorithm.startsWith('HS');
-    const config = loadRestEdgeConfig({
-      JWT_ALGORITHM: deps.jwt.algorithm,
-      JWT_ISSUER: deps.jwt.issuer,
-      JWT_AUDIENCE: deps.jwt.audience,
-      ...(hmac ? { JWT_SIGNING_KEY: deps.jwt.key } : {}),
-      ...deps.env,
-    });
+    const source: NodeJS.ProcessEnv = { ...deps.env };
+    source.JWT_ALGORITHM ||= deps.jwt.algorithm;
+    source.JWT_ISSUER ||= deps.jwt.issuer;
+    source.JWT_AUDIENCE ||= deps.jwt.audience;
+    // With HMAC the verification secret is also the signing key.
+    if (deps.jwt.algorithm.startsWith('HS')) source.JWT_SIGNING_KEY ||= deps.jwt.key;
+    const config = loadRestEdgeConfig(source);
     const edge = await createRestEdge({ config, logger: deps.logger, bus: deps.bus });
     return { app: edge.app, start: () => edge.start(), stop: () => edge.stop(), ready: () => edge.ready() };
   },

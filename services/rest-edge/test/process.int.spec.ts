@@ -1,6 +1,9 @@
 import net from 'node:net';
 import { request } from 'undici';
 import { testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import http from 'node:http';
+import { closeServer, listen } from '@pf/platform/http/lifecycle';
+import { restEdgeService } from '../src';
 import { startRestEdgeProcess, type RestEdgeProcess } from '../src/process';
 import { CapturedLogs, closeAgents, jwtOptions, seedTeam, startSystem, type IssuedToken, type System } from './support/system';
 
@@ -90,5 +93,32 @@ describe('rest-edge process', () => {
     await p.lifecycle.shutdown('test');
     expect(p.server.listening).toBe(false);
     await expect(request(`${url}/healthz`)).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('runs as a ServiceDefinition (the embedded wiring): signing key from the shared secret, in-memory rate limits', async () => {
+    const instance = await restEdgeService.create({
+      databaseUrl: '',
+      bus: sys.bus,
+      jwt: { algorithm: jwtOptions.algorithm, key: jwtOptions.key, issuer: jwtOptions.issuer, audience: jwtOptions.audience },
+      logger: new CapturedLogs('rest-edge').logger,
+      env: { GATEWAY_URL: sys.gatewayUrl, ACCOUNTS_URL: sys.accountsUrl, RATE_LIMIT_STORE: 'memory', RATE_LIMIT_PER_TOKEN: '2',
+        // nothing listens there: the in-memory limiter never needs it
+        REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    await instance.start();
+    const server = http.createServer(instance.app);
+    const port = await listen(server, 0, '127.0.0.1');
+    try {
+      await instance.ready();
+      const url = `http://127.0.0.1:${port}/v1/channels/acme-shop/`;
+      expect((await get(url, acme.shop!.token)).status).toBe(200);
+      expect((await get(url, acme.shop!.token)).status).toBe(200);
+      const third = await get(url, acme.shop!.token);
+      expect(third.status).toBe(429);
+      expect(third.headers['x-ratelimit-limit']).toBe('2');
+    } finally {
+      await closeServer(server);
+      await instance.stop();
+    }
   });
 });

@@ -18,6 +18,7 @@ import { accountsService } from '../../../accounts/src';
 import { createGateway } from '../../../../gateway/src/gateway';
 import { DEFAULT_SUPERGRAPH_PATH } from '../../../../gateway/src/subgraphs';
 import { loadRestEdgeConfig } from '../../src/config';
+import { loadContract } from '../../src/contract/openapi';
 import { createRestEdge, type RestEdge } from '../../src/edge';
 import { RedisRateLimiter } from '../../src/rate-limit/redis';
 import { ContractChecker, type ObservedResponse } from './contract';
@@ -205,7 +206,6 @@ export async function startSystem(opts: { kafka?: boolean } = {}): Promise<Syste
     return running;
   }
 
-  const { loadContract } = await import('../../src/contract/openapi');
   return {
     db,
     bus,
