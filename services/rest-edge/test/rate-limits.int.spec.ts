@@ -9,6 +9,8 @@ import { atWindowStart, closeAgents, seedTeam, startSystem, type EdgeResponse, t
 describe('rate limits (spec section 8)', () => {
   let sys: System;
   let acme: Record<string, IssuedToken>;
+  /** Tests that count a few requests use long windows, so a window boundary cannot fall in the middle. */
+  const LONG_WINDOW = { RATE_LIMIT_WINDOW_SECONDS: '3600' };
 
   beforeAll(async () => {
     sys = await startSystem();
@@ -65,8 +67,9 @@ describe('rate limits (spec section 8)', () => {
     }, 30_000);
 
     it('requests with a working token do not use the address budget, nor do refusals other than 401', async () => {
-      const edge = await sys.startEdge({ RATE_LIMIT_FAILED_AUTH_PER_IP: '3' });
+      const edge = await sys.startEdge({ RATE_LIMIT_FAILED_AUTH_PER_IP: '3', ...LONG_WINDOW });
       const from = '127.0.0.3';
+      await atWindowStart(3600, 10_000);
       for (let i = 0; i < 20; i++) expect((await edge.call('GET', '/v1/channels/acme-shop/team', { token: acme.shop!.token, from })).status).toBe(200);
       // a sibling's token (404) and a wrong body (422) are not failed authentications
       for (let i = 0; i < 5; i++) expect((await edge.call('GET', '/v1/channels/acme-other/', { token: acme.shop!.token, from })).status).toBe(404);
@@ -81,8 +84,9 @@ describe('rate limits (spec section 8)', () => {
     const bad = { token: 'pft_wrong' };
 
     it('a spoofed X-Forwarded-For from an untrusted address changes nothing', async () => {
-      const edge = await sys.startEdge({ RATE_LIMIT_FAILED_AUTH_PER_IP: '2', TRUSTED_PROXIES: '127.0.0.4' });
+      const edge = await sys.startEdge({ RATE_LIMIT_FAILED_AUTH_PER_IP: '2', TRUSTED_PROXIES: '127.0.0.4', ...LONG_WINDOW });
       const from = '127.0.0.5';
+      await atWindowStart(3600, 10_000);
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, from, headers: { 'x-forwarded-for': '203.0.113.1' } })).status).toBe(401);
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, from, headers: { 'x-forwarded-for': '203.0.113.2' } })).status).toBe(401);
       // a fresh forwarded address does not buy a fresh budget
@@ -94,8 +98,9 @@ describe('rate limits (spec section 8)', () => {
     });
 
     it('X-Forwarded-For from a trusted proxy names the client', async () => {
-      const edge = await sys.startEdge({ RATE_LIMIT_FAILED_AUTH_PER_IP: '2', TRUSTED_PROXIES: '127.0.0.4, 10.0.0.0/8' });
+      const edge = await sys.startEdge({ RATE_LIMIT_FAILED_AUTH_PER_IP: '2', TRUSTED_PROXIES: '127.0.0.4, 10.0.0.0/8', ...LONG_WINDOW });
       const proxy = '127.0.0.4';
+      await atWindowStart(3600, 10_000);
       const client = (xff: string) => ({ from: proxy, headers: { 'x-forwarded-for': xff } });
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...client('198.51.100.7') })).status).toBe(401);
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...client('198.51.100.7') })).status).toBe(401);
