@@ -1,0 +1,365 @@
+// Issue 2: what the REST edge costs in front of the gateway.
+//
+// Production wiring, each in its own process from its dist/main.js: the accounts subgraph (on a
+// fresh, migrated bench database, its outbox relayed to Kafka), the gateway, the REST edge (Redis
+// rate limiter with a per-token limit raised out of the way, Kafka consumer for cache
+// invalidation), and a bare node:http server as the baseline. The same channel read goes
+//   edge:     GET /v1/channels/{id}/ with the API token      (edge -> gateway -> accounts -> Postgres)
+//   gateway:  the edge's EdgeChannel query with a channel JWT (gateway -> accounts -> Postgres)
+//   accounts: the same query straight to the subgraph        (accounts -> Postgres)
+//   bare:     GET / on node:http
+// at 50 connections and at one connection, each after a warm-up, with the load generator in its
+// own process.
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pidsByCommand } from '../lib/cpu.mjs';
+import { createBenchDatabase, migrateService } from '../lib/database.mjs';
+import { graphql, probe } from '../lib/http.mjs';
+import { deleteKafkaPrefix, deleteRedisKeys, ensureInfrastructure, KAFKA_BROKERS, REDIS_URL } from '../lib/infra.mjs';
+import { benchJwtSettings, channelJwt, jwtEnv, serviceJwt } from '../lib/jwt.mjs';
+import { baseEnv, freePort } from '../lib/processes.mjs';
+import { summarizeCpuProfile } from '../lib/profile.mjs';
+import { ratio } from '../lib/stats.mjs';
+import { formatTable, ms, num, pct, times, yesNo } from '../lib/table.mjs';
+
+export const name = 'edge';
+export const description = 'REST edge vs gateway vs accounts subgraph vs bare node:http (issue 2)';
+
+/** Targets of issue 2. */
+export const TARGETS = {
+  /** edge -> gateway throughput over gateway-direct throughput, at 50 connections. */
+  minThroughputRatio: 0.6,
+  /** edge p50 minus gateway-direct p50, at one connection. */
+  maxAddedP50Ms: 1.5,
+};
+
+const PLAN = {
+  full: { many: { connections: 50, warmupSeconds: 5, durationSeconds: 20 }, one: { connections: 1, warmupSeconds: 3, durationSeconds: 10 } },
+  quick: { many: { connections: 50, warmupSeconds: 1, durationSeconds: 2 }, one: { connections: 1, warmupSeconds: 1, durationSeconds: 2 } },
+};
+
+const ROUTES = ['edge', 'gateway', 'accounts', 'bare'];
+const ROUTE_LABEL = {
+  edge: 'edge -> gateway -> accounts',
+  gateway: 'gateway -> accounts',
+  accounts: 'accounts subgraph',
+  bare: 'bare node:http',
+};
+
+/** @param {import('../lib/context.mjs').BenchContext} ctx */
+export async function run(ctx) {
+  const { root, options } = ctx;
+  const plan = options.quick ? PLAN.quick : PLAN.full;
+  const dist = (p) => {
+    const file = path.join(root, p);
+    if (!existsSync(file)) throw new Error(`${p} is missing: build first (npm run build)`);
+    return file;
+  };
+  const scripts = {
+    accountsMain: dist('services/accounts/dist/main.js'),
+    accountsMigrate: dist('services/accounts/dist/migrate.js'),
+    gatewayMain: dist('gateway/dist/main.js'),
+    edgeMain: dist('services/rest-edge/dist/main.js'),
+    hello: path.join(root, 'bench/lib/hello-server.mjs'),
+  };
+  // The very operation (and request body) the edge sends for GET /.
+  const require = createRequire(import.meta.url);
+  const { EDGE_CHANNEL } = require(dist('services/rest-edge/dist/resources/channel/operation.js'));
+
+  ctx.log('infrastructure: PostgreSQL, Redis, Kafka (scripts/infra.sh up)');
+  await ensureInfrastructure(root);
+
+  const suffix = randomBytes(5).toString('hex');
+  const kafkaPrefix = `pf-bench-${suffix}.`;
+  const redisPrefix = `pf-bench-${suffix}:`;
+  const db = await createBenchDatabase(`pf_bench_${suffix}`);
+  ctx.onCleanup('drop bench database', () => db.drop());
+  ctx.onCleanup('delete Kafka topics and groups', () => deleteKafkaPrefix(kafkaPrefix));
+  ctx.onCleanup('delete Redis keys', () => deleteRedisKeys(redisPrefix));
+  ctx.log(`database ${db.name}, Kafka prefix ${kafkaPrefix}, Redis prefix ${redisPrefix}`);
+  await migrateService(scripts.accountsMigrate, db.url);
+
+  const jwt = benchJwtSettings();
+  const common = {
+    ...baseEnv(),
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    ...jwtEnv(jwt),
+    EVENT_BUS: 'kafka',
+    KAFKA_BROKERS: KAFKA_BROKERS.join(','),
+    KAFKA_TOPIC_PREFIX: kafkaPrefix,
+  };
+  const profileArgs = (svc) =>
+    options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.runDir, 'profiles')}`, `--cpu-prof-name=${svc}.cpuprofile`] : [];
+
+  const [accountsPort, gatewayPort, edgePort, barePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  ctx.log('starting accounts, gateway, rest-edge and bare node:http, each in its own process');
+  const accounts = await ctx.processes.startService({
+    name: 'accounts',
+    script: scripts.accountsMain,
+    port: accountsPort,
+    env: { ...common, DATABASE_URL: db.url },
+    nodeArgs: profileArgs('accounts'),
+  });
+  // Only accounts is started: the channel query is planned and answered by it alone, and the
+  // gateway's readiness does not call subgraphs.
+  const gateway = await ctx.processes.startService({
+    name: 'gateway',
+    script: scripts.gatewayMain,
+    port: gatewayPort,
+    env: { ...common, SUBGRAPH_ACCOUNTS_URL: `${accounts.url}/graphql` },
+    nodeArgs: profileArgs('gateway'),
+  });
+
+  // A team, a channel and its token, through the gateway with a platform-operator identity.
+  const teamCode = `bench${suffix}`;
+  const operator = serviceJwt(jwt, 'bench');
+  await graphql(`${gateway.url}/graphql`, operator, 'mutation($i: CreateTeamInput!) { createTeam(input: $i) { code } }', {
+    i: { code: teamCode, name: 'Bench team' },
+  });
+  const { createChannel } = await graphql(
+    `${gateway.url}/graphql`,
+    operator,
+    'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }',
+    { i: { teamCode, code: 'shop', name: 'Bench shop' } },
+  );
+  const channelId = createChannel.id;
+  const { issueApiToken } = await graphql(`${gateway.url}/graphql`, operator, 'mutation($c: ID!) { issueApiToken(channelId: $c) { token } }', {
+    c: channelId,
+  });
+  const apiToken = issueApiToken.token;
+  ctx.log(`channel ${channelId} with its API token`);
+
+  const edge = await ctx.processes.startService({
+    name: 'rest-edge',
+    script: scripts.edgeMain,
+    port: edgePort,
+    env: {
+      ...common,
+      GATEWAY_URL: `${gateway.url}/graphql`,
+      ACCOUNTS_URL: `${accounts.url}/graphql`,
+      JWT_SIGNING_KEY: jwt.key,
+      RATE_LIMIT_STORE: 'redis',
+      REDIS_URL,
+      REDIS_KEY_PREFIX: redisPrefix,
+      // Exercised on every request (the Lua script runs), never refusing during the bench.
+      RATE_LIMIT_PER_TOKEN: '1000000000',
+    },
+    nodeArgs: profileArgs('rest-edge'),
+  });
+  const bare = await ctx.processes.startService({ name: 'bare', script: scripts.hello, port: barePort, env: baseEnv(), readyPath: '/' });
+
+  const graphqlJob = (url) => ({
+    url,
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      authorization: `Bearer ${channelJwt(jwt, teamCode, channelId)}`,
+      'x-request-id': 'bench',
+    },
+    body: `${EDGE_CHANNEL.bodyPrefix}${JSON.stringify({ id: channelId })}}`,
+  });
+  const jobs = {
+    edge: { url: `${edge.url}/v1/channels/${channelId}/`, headers: { authorization: `Bearer ${apiToken}` } },
+    gateway: graphqlJob(`${gateway.url}/graphql`),
+    accounts: graphqlJob(`${accounts.url}/graphql`),
+    bare: { url: `${bare.url}/` },
+  };
+  await checkAnswers(jobs, channelId);
+  ctx.log('every route answers the channel (checked once before loading)');
+
+  const watch = () => ({
+    'rest-edge': [edge.pid],
+    gateway: [gateway.pid],
+    accounts: [accounts.pid],
+    // The backends serving this run's database only (other suites may use the same server).
+    postgres: pidsByCommand('postgres', ` ${db.name} `),
+    redis: pidsByCommand('redis-server'),
+    bare: [bare.pid],
+  });
+
+  const windows = { many: {}, one: {} };
+  for (const level of ['many', 'one']) {
+    for (const route of ROUTES) {
+      const shape = plan[level];
+      ctx.log(`${ROUTE_LABEL[route]}: ${shape.connections} connection(s), ${shape.warmupSeconds} s warm-up, ${shape.durationSeconds} s measured`);
+      const result = await ctx.load({ ...jobs[route], ...shape }, watch);
+      windows[level][route] = result;
+      const bad = result.non2xx + result.errors + result.timeouts;
+      ctx.log(
+        `  ${num(result.requestsPerSecond)} req/s, p50 ${ms(result.latencyMs.p50)}, p99 ${ms(result.latencyMs.p99)}` +
+          (bad ? `, ${bad} failed (${JSON.stringify(result.statusCounts)})` : ''),
+      );
+      await sleep(1000);
+    }
+  }
+
+  const figures = computeFigures(windows);
+  const clean = ROUTES.every((r) => ['many', 'one'].every((l) => windows[l][r].non2xx + windows[l][r].errors + windows[l][r].timeouts === 0));
+  const judged = !options.quick && !options.profile;
+  const targets = [
+    {
+      name: 'edge/gateway throughput at 50 connections',
+      target: `>= ${TARGETS.minThroughputRatio.toFixed(2)}`,
+      measured: figures.edgeOverGatewayThroughput,
+      met: figures.edgeOverGatewayThroughput >= TARGETS.minThroughputRatio,
+    },
+    {
+      name: 'p50 the edge adds at one connection',
+      target: `<= ${TARGETS.maxAddedP50Ms} ms`,
+      measured: figures.edgeAddedP50MsAtOneConnection,
+      met: figures.edgeAddedP50MsAtOneConnection <= TARGETS.maxAddedP50Ms,
+    },
+  ];
+
+  ctx.print(report(windows, figures, targets, { plan, judged, clean }));
+
+  let profiles;
+  if (options.profile) {
+    // Profiles are written when each process exits.
+    await ctx.processes.stopAll();
+    const dir = path.join(ctx.runDir, 'profiles');
+    profiles = {};
+    for (const svc of ['rest-edge', 'gateway', 'accounts']) {
+      const file = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith(svc)) : undefined;
+      if (!file) continue;
+      profiles[svc] = summarizeCpuProfile(path.join(dir, file), root, 15);
+      ctx.print(profileReport(svc, profiles[svc], root));
+    }
+  }
+
+  return {
+    wiring: {
+      processes: ['accounts', 'gateway', 'rest-edge', 'bare node:http', 'load generator (autocannon)'],
+      eventBus: 'kafka',
+      rateLimitStore: 'redis',
+      database: 'fresh bench database, migrated with services/accounts/dist/migrate.js',
+    },
+    plan,
+    windows,
+    figures,
+    targets: targets.map((t) => ({ ...t, judged })),
+    allResponses2xx: clean,
+    targetsMet: judged ? targets.every((t) => t.met) && clean : undefined,
+    ...(profiles ? { profiles } : {}),
+  };
+}
+
+async function checkAnswers(jobs, channelId) {
+  for (const [route, job] of Object.entries(jobs)) {
+    const res = await probe(job);
+    if (res.status !== 200) throw new Error(`${route} answered ${res.status}: ${res.text.slice(0, 500)}`);
+    if (route === 'bare') continue;
+    const body = JSON.parse(res.text);
+    const channel = route === 'edge' ? body.data : body.data?.channel;
+    if (channel?.id !== channelId) throw new Error(`${route} did not answer the channel: ${res.text.slice(0, 500)}`);
+  }
+}
+
+function computeFigures(w) {
+  const rps = (l, r) => w[l][r].requestsPerSecond;
+  const p50 = (l, r) => w[l][r].latencyMs.p50;
+  return {
+    edgeOverGatewayThroughput: ratio(rps('many', 'edge'), rps('many', 'gateway')),
+    gatewayOverBareThroughput: ratio(rps('many', 'gateway'), rps('many', 'bare')),
+    accountsOverBareThroughput: ratio(rps('many', 'accounts'), rps('many', 'bare')),
+    edgeOverBareThroughput: ratio(rps('many', 'edge'), rps('many', 'bare')),
+    gatewayOverAccountsThroughput: ratio(rps('many', 'gateway'), rps('many', 'accounts')),
+    edgeAddedP50MsAtOneConnection: p50('one', 'edge') - p50('one', 'gateway'),
+    gatewayAddedP50MsAtOneConnection: p50('one', 'gateway') - p50('one', 'accounts'),
+    edgeAddedP50MsAt50Connections: p50('many', 'edge') - p50('many', 'gateway'),
+  };
+}
+
+function report(windows, figures, targets, { plan, judged, clean }) {
+  const out = [];
+  for (const level of ['many', 'one']) {
+    const shape = plan[level];
+    const rows = ROUTES.map((r) => {
+      const w = windows[level][r];
+      return [
+        ROUTE_LABEL[r],
+        num(w.requestsPerSecond),
+        ms(w.latencyMs.p50),
+        ms(w.latencyMs.p99),
+        ms(w.latencyMs.mean),
+        num(w.ok),
+        num(w.non2xx + w.errors + w.timeouts),
+        pct(w.otherCpuPercent),
+      ];
+    });
+    out.push(
+      formatTable(
+        ['route', 'req/s', 'p50', 'p99', 'mean', '2xx', 'failed', 'other CPU'],
+        rows,
+        `${shape.connections} connection(s), ${shape.durationSeconds} s measured after ${shape.warmupSeconds} s warm-up`,
+      ),
+    );
+    // CPU per request: where the cores went, per process, for one request of each route.
+    const procs = Object.keys(windows[level].edge.cpuPercent);
+    const cpuRows = ROUTES.map((r) => {
+      const w = windows[level][r];
+      return [ROUTE_LABEL[r], ...procs.map((p) => (w.ok ? num((w.cpuPercent[p] / 100) * w.durationSeconds * 1000 / w.ok, 3) : '-'))];
+    });
+    out.push(formatTable(['CPU ms per request', ...procs], cpuRows));
+  }
+  out.push(
+    formatTable(
+      ['ratio (50 connections, req/s)', 'value'],
+      [
+        ['edge / gateway-direct', times(figures.edgeOverGatewayThroughput)],
+        ['gateway / bare', times(figures.gatewayOverBareThroughput, 3)],
+        ['accounts / bare', times(figures.accountsOverBareThroughput, 3)],
+        ['edge / bare', times(figures.edgeOverBareThroughput, 3)],
+        ['gateway / accounts', times(figures.gatewayOverAccountsThroughput)],
+      ],
+    ),
+  );
+  out.push(
+    formatTable(
+      ['added p50', 'value'],
+      [
+        ['edge over gateway-direct, 1 connection', ms(figures.edgeAddedP50MsAtOneConnection)],
+        ['gateway over accounts, 1 connection', ms(figures.gatewayAddedP50MsAtOneConnection)],
+        ['edge over gateway-direct, 50 connections', ms(figures.edgeAddedP50MsAt50Connections)],
+      ],
+    ),
+  );
+  out.push(
+    formatTable(
+      ['target', 'wanted', 'measured', 'met'],
+      targets.map((t) => [
+        t.name,
+        t.target,
+        t.name.includes('p50') ? ms(t.measured) : num(t.measured, 2),
+        judged ? yesNo(t.met) : 'not judged (quick/profiled run)',
+      ]),
+    ),
+  );
+  if (!clean) out.push('WARNING: some responses were not 2xx; see "failed" above and the logs.');
+  const busiest = Math.max(...['many', 'one'].flatMap((l) => ROUTES.map((r) => windows[l][r].otherCpuPercent)));
+  if (busiest > 20) {
+    out.push(`WARNING: other processes used up to ${busiest.toFixed(0)} % CPU (100 % = one core) during a window; the figures are disturbed.`);
+  }
+  out.push('"other CPU": what processes outside this run used meanwhile (100 % = one core).');
+  return out.join('\n\n');
+}
+
+function profileReport(svc, summary, root) {
+  return [
+    formatTable(
+      ['origin', 'self ms', '% of busy'],
+      summary.origins.map((o) => [o.name, num(o.ms), num(o.percentOfBusy, 1)]),
+      `CPU profile of ${svc}: ${num(summary.busyMs)} ms busy of ${num(summary.totalMs)} ms (${path.relative(root, summary.file)})`,
+    ),
+    formatTable(
+      ['function (self time)', 'self ms', '% of busy'],
+      summary.functions.map((f) => [f.name, num(f.ms), num(f.percentOfBusy, 1)]),
+    ),
+  ].join('\n\n');
+}

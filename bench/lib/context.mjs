@@ -1,0 +1,93 @@
+// What run.mjs hands each benchmark: options, its process group, a clean-up stack that runs on
+// success, failure and Ctrl-C alike, and the load runner wired to both.
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import path from 'node:path';
+import { runLoad } from './load.mjs';
+import { ProcessGroup } from './processes.mjs';
+
+/**
+ * @typedef {object} BenchOptions
+ * @property {boolean} quick    Short windows, to check the harness itself (figures not meaningful).
+ * @property {boolean} profile  Services run with --cpu-prof; the benchmark summarises the profiles.
+ */
+
+export class BenchContext {
+  /** @param {{ name: string, root: string, options: BenchOptions, timestamp: string }} init */
+  constructor(init) {
+    this.name = init.name;
+    this.root = init.root;
+    this.options = init.options;
+    this.timestamp = init.timestamp;
+    this.resultsDir = path.join(init.root, 'bench', 'results');
+    /** Logs (and profiles) of this run's processes. */
+    this.runDir = path.join(this.resultsDir, `${init.name}-${init.timestamp}`);
+    this.processes = new ProcessGroup(this.runDir);
+    /** @type {{ label: string, fn: () => Promise<unknown> }[]} */
+    this.cleanups = [];
+    /** @type {Promise<void> | null} */
+    this.cleaning = null;
+  }
+
+  /** Registers clean-up work; it runs in reverse order of registration. */
+  onCleanup(label, fn) {
+    this.cleanups.push({ label, fn });
+  }
+
+  log(message) {
+    process.stdout.write(`[${this.name}] ${message}\n`);
+  }
+
+  print(text) {
+    process.stdout.write(`\n${text}\n`);
+  }
+
+  /**
+   * One load window in the load worker's own process, with the CPU time of `watch`'s processes.
+   * @param {import('./load.mjs').LoadJob} job
+   * @param {() => Record<string, number[]>} [watch]
+   */
+  load(job, watch) {
+    return runLoad(job, { watch, register: (child) => this.processes.track(child) });
+  }
+
+  /** Stops every child, then runs the clean-ups; each step's failure is reported, not thrown. */
+  cleanup() {
+    this.cleaning ??= this.runCleanups();
+    return this.cleaning;
+  }
+
+  async runCleanups() {
+    await this.processes.stopAll().catch((err) => this.log(`stopping processes failed: ${err.message}`));
+    for (const { label, fn } of this.cleanups.reverse()) {
+      try {
+        await fn();
+      } catch (err) {
+        this.log(`clean-up "${label}" failed: ${err.message}`);
+      }
+    }
+  }
+}
+
+/** The facts about the machine that a figure needs next to it. */
+export function machineFacts(root) {
+  let commit = 'unknown';
+  let dirty = false;
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+    dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8' }).trim() !== '';
+  } catch {
+    // not a git checkout
+  }
+  const cpuList = cpus();
+  return {
+    cpu: cpuList[0]?.model ?? 'unknown',
+    cores: cpuList.length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    kernel: release(),
+    loadAverage1m: loadavg()[0],
+    commit,
+    dirtyWorkTree: dirty,
+  };
+}
