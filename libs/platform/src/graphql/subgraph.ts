@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
@@ -44,7 +45,8 @@ export async function createSubgraph<C extends SubgraphContext>(
     // Apollo's own SIGTERM/SIGINT handler would stop the server and re-raise the signal, killing the
     // process before the Lifecycle's graceful shutdown (in-flight requests, relay, bus) has run.
     stopOnTerminationSignals: false,
-    plugins: [problemLoggingPlugin(opts.logger)],
+    // No Apollo usage reporting here, so federated traces would only cost time on every request.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), problemLoggingPlugin(opts.logger)],
     formatError: (formatted, error) => formatSubgraphError(formatted, error, opts.logger),
   });
   await server.start();
