@@ -5,6 +5,21 @@ import { TOPICS } from './topics';
 export const ACTIVE_STATES = ['active', 'inactive', 'pre-order'] as const;
 export type ActiveState = (typeof ACTIVE_STATES)[number];
 
+/** One measure of a product's dimensions: a positive measurement and its unit. */
+export const measureState = z.object({ measurement: z.number().positive(), unit: z.string() });
+
+/**
+ * A product's dimensions: each of the four measures or null (weight in g/kg/oz/lb; length, width
+ * and depth in cm/mm/m/in).
+ */
+export const dimensionsState = z.object({
+  weight: measureState.nullable(),
+  length: measureState.nullable(),
+  width: measureState.nullable(),
+  depth: measureState.nullable(),
+});
+export type DimensionsState = z.infer<typeof dimensionsState>;
+
 /**
  * Full state of a product after the change. Read models (stock, orders) keep the latest state by
  * `version`, which grows by one with every change of the product, so an old or replayed event
@@ -20,6 +35,8 @@ export const productState = z.object({
   podApproved: z.boolean(),
   deleted: z.boolean(),
   version: z.number().int().positive(),
+  /** Null when the product has none. Optional for events written before it was added; catalog always sets it. */
+  dimensions: dimensionsState.nullable().optional(),
 });
 export type ProductState = z.infer<typeof productState>;
 
@@ -58,6 +75,17 @@ export const shippingMethodState = z.object({
   active: z.boolean(),
   deleted: z.boolean(),
   version: z.number().int().positive(),
+  // What the confirm step of orders needs to choose and validate a method. Optional for events
+  // written before they were added; catalog always sets them.
+  /** ISO 3166-1 alpha-2 destination countries served; empty: every country. */
+  countryCodes: z.array(z.string().length(2)).optional(),
+  serviceLevel: z.enum(['economy', 'standard', 'express']).optional(),
+  tracked: z.boolean().optional(),
+  /** Estimated delivery time in working days (both null when unknown). */
+  minDeliveryDays: z.number().int().nonnegative().nullable().optional(),
+  maxDeliveryDays: z.number().int().nonnegative().nullable().optional(),
+  /** Preference when an order names no method: the lowest priority serving the destination. */
+  priority: z.number().int().optional(),
 });
 export type ShippingMethodState = z.infer<typeof shippingMethodState>;
 

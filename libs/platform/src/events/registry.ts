@@ -1,10 +1,11 @@
 import { ACCOUNTS_EVENTS } from './accounts';
 import { CATALOG_EVENTS } from './catalog';
+import { ORDER_EVENTS } from './orders';
 import { STOCK_EVENTS } from './stock';
 import { envelopeSchema, EventDecodeError, type EventDefinition, type EventEnvelope } from './envelope';
 
 /** Every event definition the platform knows. Later modules add their lists here. */
-const DEFINITIONS: EventDefinition<string, unknown>[] = [...ACCOUNTS_EVENTS, ...CATALOG_EVENTS, ...STOCK_EVENTS] as EventDefinition<string, unknown>[];
+const DEFINITIONS: EventDefinition<string, unknown>[] = [...ACCOUNTS_EVENTS, ...CATALOG_EVENTS, ...STOCK_EVENTS, ...ORDER_EVENTS] as EventDefinition<string, unknown>[];
 
 const byKey = new Map(DEFINITIONS.map((d) => [`${d.type}@${d.schemaVersion}`, d]));
 
