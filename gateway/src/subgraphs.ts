@@ -18,7 +18,7 @@ const gatewayRoot = path.resolve(__dirname, '..');
 
 export const SUBGRAPH_LIST_PATH = path.join(gatewayRoot, 'subgraphs.json');
 
-/** The committed supergraph, written by `npm run generate`. */
+/** The committed supergraph, written by `npm run compose`. */
 export const DEFAULT_SUPERGRAPH_PATH = path.join(gatewayRoot, 'supergraph.graphql');
 
 export function readSubgraphList(file: string = SUBGRAPH_LIST_PATH): SubgraphEntry[] {
