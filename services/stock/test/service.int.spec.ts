@@ -13,7 +13,7 @@ import { stockService, STOCK_MIGRATIONS_DIR } from '../src';
 
 const jwt: JwtSignOptions = { algorithm: 'HS256', key: 'stock-test-secret-stock-test-secret', issuer: 'pf-test', audience: 'pf-graph', expiresInSeconds: 300 };
 
-describe('stock service (no features yet)', () => {
+describe('stock service process', () => {
   let db: TestDatabase;
   let instance: ServiceInstance;
   let server: http.Server;
@@ -42,7 +42,7 @@ describe('stock service (no features yet)', () => {
   it('owns Postgres schema stock, migrated with the platform tables, and migrating again changes nothing', async () => {
     expect(stockService.schema).toBe('stock');
     const again = await migrate({ connectionString: db.url, schema: 'stock', sources: serviceMigrationSources(STOCK_MIGRATIONS_DIR) });
-    expect(again).toEqual({ applied: [], skipped: ['platform/0001_outbox_inbox.sql'] });
+    expect(again).toEqual({ applied: [], skipped: ['platform/0001_outbox_inbox.sql', 'service/0001_stock.sql'] });
   });
 
   it('schema.prisma and the migrated database agree', async () => {

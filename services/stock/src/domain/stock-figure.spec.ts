@@ -1,0 +1,74 @@
+import { figureChanges, POD_SENTINEL, printsOnDemand, sellableIn, stockFigure, type FigureProduct, type WarehouseLevel } from './stock-figure';
+
+const product = (over: Partial<FigureProduct> = {}): FigureProduct => ({ deleted: false, podEnabled: false, podApproved: false, ...over });
+const enabled = (onHand: number, held = 0): WarehouseLevel => ({ warehouseEnabled: true, onHand, held });
+const disabled = (onHand: number, held = 0): WarehouseLevel => ({ warehouseEnabled: false, onHand, held });
+
+describe('rule S1: the stock figure', () => {
+  it('is the sum over the enabled warehouses', () => {
+    expect(stockFigure(product(), [enabled(3), enabled(4)])).toBe(7);
+  });
+
+  it('leaves disabled warehouses out', () => {
+    expect(stockFigure(product(), [enabled(3), disabled(50)])).toBe(3);
+    expect(stockFigure(product(), [disabled(50)])).toBe(0);
+  });
+
+  it('is 0 for a sold-out product (no stock rows, or rows at 0)', () => {
+    expect(stockFigure(product(), [])).toBe(0);
+    expect(stockFigure(product(), [enabled(0), enabled(0)])).toBe(0);
+  });
+
+  it('adds 10000 when print-on-demand is approved AND enabled', () => {
+    expect(POD_SENTINEL).toBe(10_000);
+    expect(stockFigure(product({ podEnabled: true, podApproved: true }), [enabled(5)])).toBe(10_005);
+    expect(stockFigure(product({ podEnabled: true, podApproved: true }), [])).toBe(10_000);
+  });
+
+  it.each([
+    ['enabled but not approved', { podEnabled: true, podApproved: false }],
+    ['approved but not enabled', { podEnabled: false, podApproved: true }],
+    ['neither', { podEnabled: false, podApproved: false }],
+  ])('adds nothing when print-on-demand is %s', (_, flags) => {
+    expect(stockFigure(product(flags), [enabled(5)])).toBe(5);
+    expect(printsOnDemand(flags)).toBe(false);
+  });
+
+  it('does not depend on the active state or the SKU (inactive, pre-order and SKU-less products count alike)', () => {
+    // FigureProduct deliberately has neither: the rule cannot look at them.
+    const facts = { ...product(), activeState: 'pre-order', sku: null };
+    expect(stockFigure(facts, [enabled(2)])).toBe(2);
+    expect(stockFigure({ ...facts, activeState: 'inactive' }, [enabled(2)])).toBe(2);
+  });
+
+  it('gives a deleted product no figure (not listed), whatever its stock or print-on-demand', () => {
+    expect(stockFigure(product({ deleted: true }), [enabled(5)])).toBeNull();
+    expect(stockFigure(product({ deleted: true, podEnabled: true, podApproved: true }), [])).toBeNull();
+  });
+
+  it('does not count held stock, and never lets one warehouse go below 0', () => {
+    expect(stockFigure(product(), [enabled(5, 2)])).toBe(3);
+    expect(stockFigure(product(), [enabled(5, 5)])).toBe(0);
+    // A count set below what orders hold in one warehouse does not eat another warehouse's stock.
+    expect(stockFigure(product(), [enabled(2, 5), enabled(4)])).toBe(4);
+    expect(sellableIn(enabled(2, 5))).toBe(0);
+    expect(sellableIn(disabled(9))).toBe(0);
+    expect(stockFigure(product({ podEnabled: true, podApproved: true }), [enabled(1, 3)])).toBe(10_000);
+  });
+});
+
+describe('figure changes', () => {
+  const snap = (productUuid: string, figure: number | null) => ({ productUuid, teamCode: 't', sku: `sku-${productUuid}`, figure });
+
+  it('reports exactly the products whose figure differs, with before and after', () => {
+    expect(figureChanges([snap('a', 5), snap('b', 3), snap('c', 0)], [snap('a', 4), snap('b', 3), snap('c', 10_000)])).toEqual([
+      { productUuid: 'a', teamCode: 't', sku: 'sku-a', stock: 4, previousStock: 5 },
+      { productUuid: 'c', teamCode: 't', sku: 'sku-c', stock: 10_000, previousStock: 0 },
+    ]);
+  });
+
+  it('reports nothing for unlisted (deleted) products or products on one side only', () => {
+    expect(figureChanges([snap('a', null), snap('b', 1)], [snap('a', null), snap('c', 2)])).toEqual([]);
+    expect(figureChanges([snap('a', 1)], [snap('a', null)])).toEqual([]);
+  });
+});

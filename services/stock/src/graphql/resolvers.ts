@@ -1,0 +1,74 @@
+import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import type { SubgraphContext } from '@pf/platform/graphql/subgraph';
+import type { StockAdjustment, StockHold, Warehouse, WarehouseStock } from '../domain/model';
+import type { HoldResult, HoldStockInput, ProductStock, StockUseCases } from '../use-cases';
+import type { AdjustStockInput, CreateWarehouseInput, SetStockInput, UpdateWarehouseInput } from '../use-cases';
+import { BatchLoader } from './batch';
+
+/** Per-request context of the stock subgraph. */
+export interface StockContext extends SubgraphContext {
+  stock: StockUseCases;
+  /** Product entities of this request, loaded together. */
+  products: BatchLoader<string, ProductStock>;
+}
+
+export function stockContext(base: SubgraphContext, stock: StockUseCases): StockContext {
+  return { ...base, stock, products: new BatchLoader((uuids) => stock.productStocks(base.identity, uuids)) };
+}
+
+const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * Thin resolvers: each passes the caller's identity and its arguments to one use case, which
+ * authorises and does the work. Timestamps leave as ISO 8601 strings, enums in upper case.
+ * The feed's StockLevel rows use the default resolvers: a page of 5000 is plain objects.
+ */
+export const resolvers: GraphQLResolverMap<StockContext> = {
+  Query: {
+    stockLevels: (_: unknown, args: { teamCode?: string | null; after?: string | null; first?: number | null }, ctx: StockContext) =>
+      ctx.stock.stockLevels(ctx.identity, args),
+    warehouses: (_: unknown, args: { teamCode?: string | null }, ctx: StockContext) => ctx.stock.listWarehouses(ctx.identity, args.teamCode),
+    warehouse: (_: unknown, args: { id: string }, ctx: StockContext) => ctx.stock.getWarehouse(ctx.identity, args.id),
+    stockAdjustments: (_: unknown, args: { productUuid: string; first?: number | null }, ctx: StockContext) =>
+      ctx.stock.stockAdjustments(ctx.identity, args.productUuid, args.first),
+    orderHolds: (_: unknown, args: { orderUuid: string }, ctx: StockContext) => ctx.stock.orderHolds(ctx.identity, args.orderUuid),
+  },
+  Mutation: {
+    createWarehouse: (_: unknown, args: { input: CreateWarehouseInput }, ctx: StockContext) => ctx.stock.createWarehouse(ctx.identity, args.input),
+    updateWarehouse: (_: unknown, args: { id: string; input: UpdateWarehouseInput }, ctx: StockContext) =>
+      ctx.stock.updateWarehouse(ctx.identity, args.id, args.input),
+    setStock: (_: unknown, args: { input: SetStockInput }, ctx: StockContext) => ctx.stock.setStock(ctx.identity, args.input),
+    adjustStock: (_: unknown, args: { input: AdjustStockInput }, ctx: StockContext) => ctx.stock.adjustStock(ctx.identity, args.input),
+    holdStock: (_: unknown, args: { input: HoldStockInput }, ctx: StockContext) => ctx.stock.holdStock(ctx.identity, args.input),
+    releaseHolds: (_: unknown, args: { orderUuid: string }, ctx: StockContext) => ctx.stock.releaseHolds(ctx.identity, args.orderUuid),
+    consumeHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
+      ctx.stock.consumeHolds(ctx.identity, args.orderUuid, args.locationCodes),
+  },
+  Product: {
+    __resolveReference: (ref: { uuid: string }, ctx: StockContext) => ctx.products.load(ref.uuid.toLowerCase()),
+    uuid: (p: ProductStock) => p.product.uuid,
+    stock: (p: ProductStock) => p.stock,
+    warehouseStock: (p: ProductStock, _: unknown, ctx: StockContext) => ctx.stock.warehouseStockOf(ctx.identity, p),
+  },
+  Warehouse: {
+    createdAt: (w: Warehouse) => iso(w.createdAt),
+    updatedAt: (w: Warehouse) => iso(w.updatedAt),
+  },
+  WarehouseStock: {
+    available: (s: WarehouseStock) => Math.max(s.onHand - s.held, 0),
+  },
+  StockAdjustment: {
+    kind: (a: StockAdjustment) => a.kind.toUpperCase(),
+    at: (a: StockAdjustment) => iso(a.at),
+  },
+  StockHold: {
+    status: (h: StockHold) => h.status.toUpperCase(),
+    placedAt: (h: StockHold) => iso(h.placedAt),
+    releasedAt: (h: StockHold) => isoOrNull(h.releasedAt),
+    consumedAt: (h: StockHold) => isoOrNull(h.consumedAt),
+  },
+  HoldStockResult: {
+    __resolveType: (r: HoldResult) => (r.kind === 'held' ? 'StockHeld' : 'StockShort'),
+  },
+};

@@ -1,0 +1,86 @@
+import type { HoldStatus, StockHold } from '../domain/model';
+import { printOnDemandLocation, warehouseLocation } from '../domain/model';
+import type { Db } from './db';
+
+interface HoldRow {
+  id: string;
+  team_code: string;
+  order_uuid: string;
+  line_number: number;
+  product_uuid: string;
+  sku: string | null;
+  warehouse_id: string | null;
+  warehouse_code: string | null;
+  warehouse_country_code: string | null;
+  quantity: number;
+  status: HoldStatus;
+  placed_at: Date;
+  released_at: Date | null;
+  consumed_at: Date | null;
+}
+
+const HOLD_SELECT = `
+  SELECT h.id::text AS id, h.team_code, h.order_uuid::text AS order_uuid, h.line_number, h.product_uuid::text AS product_uuid,
+         p.sku, h.warehouse_id::text AS warehouse_id, w.code AS warehouse_code, w.country_code AS warehouse_country_code,
+         h.quantity, h.status, h.placed_at, h.released_at, h.consumed_at
+    FROM stock.stock_hold h
+    JOIN stock.product p ON p.uuid = h.product_uuid
+    LEFT JOIN stock.warehouse w ON w.id = h.warehouse_id`;
+
+function toHold(r: HoldRow, podCountryCode: string): StockHold {
+  return {
+    id: r.id,
+    teamCode: r.team_code,
+    orderUuid: r.order_uuid,
+    lineNumber: r.line_number,
+    productUuid: r.product_uuid,
+    sku: r.sku,
+    warehouseId: r.warehouse_id,
+    location:
+      r.warehouse_id && r.warehouse_code && r.warehouse_country_code
+        ? warehouseLocation({ code: r.warehouse_code, countryCode: r.warehouse_country_code })
+        : printOnDemandLocation(podCountryCode),
+    quantity: r.quantity,
+    status: r.status,
+    placedAt: r.placed_at,
+    releasedAt: r.released_at,
+    consumedAt: r.consumed_at,
+  };
+}
+
+/**
+ * Serialises every hold change of one order (hold, re-hold, release, consume) with a
+ * transaction-scoped advisory lock on the order uuid. Taken before any row lock, always.
+ */
+export async function lockOrder(db: Db, orderUuid: string): Promise<void> {
+  await db.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, orderUuid.toLowerCase());
+}
+
+/** The order's holds (all statuses unless `status` is given), by line number then location. */
+export async function holdsOfOrder(db: Db, orderUuid: string, podCountryCode: string, status?: HoldStatus): Promise<StockHold[]> {
+  const rows = await db.$queryRawUnsafe<HoldRow[]>(
+    `${HOLD_SELECT} WHERE h.order_uuid = $1::uuid ${status ? 'AND h.status = $2' : ''}
+      ORDER BY h.line_number, h.warehouse_id NULLS LAST, h.id`,
+    ...(status ? [orderUuid, status] : [orderUuid]),
+  );
+  return rows.map((r) => toHold(r, podCountryCode));
+}
+
+export async function insertPlacedHolds(
+  db: Db,
+  holds: readonly { teamCode: string; orderUuid: string; lineNumber: number; productUuid: string; warehouseId: string | null; quantity: number }[],
+  at: Date,
+): Promise<void> {
+  if (holds.length === 0) return;
+  await db.stockHold.createMany({ data: holds.map((h) => ({ ...h, status: 'placed', placedAt: at })) });
+}
+
+/** Moves placed holds to released or consumed; the ids must be placed holds of a locked order. */
+export async function finishHolds(db: Db, ids: readonly string[], status: 'released' | 'consumed', at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  const updated = await db.stockHold.updateMany({
+    where: { id: { in: ids.map((id) => BigInt(id)) }, status: 'placed' },
+    data: status === 'released' ? { status, releasedAt: at } : { status, consumedAt: at },
+  });
+  if (updated.count !== ids.length) throw new Error(`finishHolds: ${updated.count} of ${ids.length} holds were placed`);
+}

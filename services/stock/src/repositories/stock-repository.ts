@@ -1,0 +1,163 @@
+import type { StockAdjustment, StockLevelRow, Warehouse, WarehouseStock } from '../domain/model';
+import { POD_SENTINEL } from '../domain/stock-figure';
+import type { Db } from './db';
+
+interface LevelRow {
+  product_uuid: string;
+  on_hand: number;
+  held: number;
+  w_id: string;
+  w_team_code: string;
+  w_code: string;
+  w_name: string;
+  w_country_code: string;
+  w_enabled: boolean;
+  w_created_at: Date;
+  w_updated_at: Date;
+}
+
+function toWarehouseStock(r: LevelRow): WarehouseStock {
+  const warehouse: Warehouse = {
+    id: r.w_id,
+    teamCode: r.w_team_code,
+    code: r.w_code,
+    name: r.w_name,
+    countryCode: r.w_country_code,
+    enabled: r.w_enabled,
+    createdAt: r.w_created_at,
+    updatedAt: r.w_updated_at,
+  };
+  return { productUuid: r.product_uuid, warehouse, onHand: r.on_hand, held: r.held };
+}
+
+const LEVEL_SELECT = `
+  SELECT s.product_uuid::text AS product_uuid, s.on_hand, s.held,
+         w.id::text AS w_id, w.team_code AS w_team_code, w.code AS w_code, w.name AS w_name,
+         w.country_code AS w_country_code, w.enabled AS w_enabled, w.created_at AS w_created_at, w.updated_at AS w_updated_at
+    FROM stock.stock_level s JOIN stock.warehouse w ON w.id = s.warehouse_id`;
+
+/** Every warehouse's stock of the products (enabled or not), by product then warehouse code. */
+export async function levelsOf(db: Db, productUuids: readonly string[]): Promise<WarehouseStock[]> {
+  if (productUuids.length === 0) return [];
+  const rows = await db.$queryRawUnsafe<LevelRow[]>(
+    `${LEVEL_SELECT} WHERE s.product_uuid = ANY($1::uuid[]) ORDER BY s.product_uuid, w.code`,
+    [...productUuids],
+  );
+  return rows.map(toWarehouseStock);
+}
+
+export async function findLevel(db: Db, productUuid: string, warehouseId: string): Promise<WarehouseStock | null> {
+  const rows = await db.$queryRawUnsafe<LevelRow[]>(
+    `${LEVEL_SELECT} WHERE s.product_uuid = $1::uuid AND s.warehouse_id = $2::uuid`,
+    productUuid,
+    warehouseId,
+  );
+  return rows[0] ? toWarehouseStock(rows[0]) : null;
+}
+
+/** Sets the on-hand stock of a (product, warehouse), creating the row on first use. */
+export async function saveOnHand(db: Db, level: { productUuid: string; warehouseId: string; teamCode: string; onHand: number }): Promise<void> {
+  await db.$executeRawUnsafe(
+    `INSERT INTO stock.stock_level (product_uuid, warehouse_id, team_code, on_hand)
+     VALUES ($1::uuid, $2::uuid, $3, $4)
+     ON CONFLICT (product_uuid, warehouse_id) DO UPDATE SET on_hand = EXCLUDED.on_hand, updated_at = now()`,
+    level.productUuid,
+    level.warehouseId,
+    level.teamCode,
+    level.onHand,
+  );
+}
+
+export async function insertAdjustment(
+  db: Db,
+  a: Omit<StockAdjustment, 'id' | 'warehouse'> & { teamCode: string; warehouseId: string },
+): Promise<void> {
+  await db.stockAdjustment.create({
+    data: {
+      teamCode: a.teamCode,
+      productUuid: a.productUuid,
+      warehouseId: a.warehouseId,
+      kind: a.kind,
+      delta: a.delta,
+      onHandAfter: a.onHandAfter,
+      reason: a.reason,
+      actor: a.actor,
+      at: a.at,
+    },
+  });
+}
+
+/** The product's latest adjustments, newest first. */
+export async function listAdjustments(db: Db, productUuid: string, limit: number): Promise<StockAdjustment[]> {
+  const rows = await db.stockAdjustment.findMany({
+    where: { productUuid },
+    orderBy: { id: 'desc' },
+    take: limit,
+    include: { stockLevel: { select: { warehouse: true } } },
+  });
+  return rows.map((r) => ({
+    id: r.id.toString(),
+    productUuid: r.productUuid,
+    warehouse: r.stockLevel.warehouse,
+    kind: r.kind as StockAdjustment['kind'],
+    delta: r.delta,
+    onHandAfter: r.onHandAfter,
+    reason: r.reason,
+    actor: r.actor,
+    at: r.at,
+  }));
+}
+
+/**
+ * Changes `held` (and, for consumed holds, `on_hand`, never below 0) of many stock rows in one
+ * statement. The caller holds the products' locks.
+ */
+export async function applyHoldDeltas(
+  db: Db,
+  deltas: readonly { productUuid: string; warehouseId: string; held: number; onHand: number }[],
+): Promise<void> {
+  if (deltas.length === 0) return;
+  const updated = await db.$executeRawUnsafe(
+    `UPDATE stock.stock_level s
+        SET held = s.held + d.held, on_hand = GREATEST(s.on_hand + d.on_hand, 0), updated_at = now()
+       FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::int[]) AS d(product_uuid, warehouse_id, held, on_hand)
+      WHERE s.product_uuid = d.product_uuid AND s.warehouse_id = d.warehouse_id`,
+    deltas.map((d) => d.productUuid),
+    deltas.map((d) => d.warehouseId),
+    deltas.map((d) => d.held),
+    deltas.map((d) => d.onHand),
+  );
+  if (updated !== deltas.length) throw new Error(`applyHoldDeltas: ${updated} of ${deltas.length} stock rows updated`);
+}
+
+/**
+ * Rule S1 in SQL for one product row `p` (see domain/stock-figure.ts, which the tests hold it to):
+ * what its enabled warehouses can still sell, each never below 0, plus the print-on-demand
+ * sentinel. `e.ids` holds the team's enabled warehouse ids, so the sum is one range scan of the
+ * stock_level primary key (product_uuid, warehouse_id) per product, without a join.
+ */
+export const STOCK_FIGURE_SQL = `(COALESCE((SELECT sum(GREATEST(s.on_hand - s.held, 0))
+                     FROM stock.stock_level s
+                    WHERE s.product_uuid = p.uuid AND s.warehouse_id = ANY(e.ids)), 0)
+          + CASE WHEN p.pod_enabled AND p.pod_approved THEN ${POD_SENTINEL} ELSE 0 END)::int`;
+
+/**
+ * One page of the stock-levels feed: the team's listed (non-deleted) products in uuid order after
+ * the cursor, with their figure. One statement; the products come from a range scan of the partial
+ * index product_feed (team_code, uuid) WHERE NOT deleted.
+ */
+export function feedPageSql(withCursor: boolean): string {
+  return `SELECT p.uuid::text AS product_uuid, p.sku, ${STOCK_FIGURE_SQL} AS stock
+            FROM (SELECT ARRAY(SELECT id FROM stock.warehouse WHERE team_code = $1 AND enabled) AS ids) e,
+                 stock.product p
+           WHERE p.team_code = $1 AND NOT p.deleted${withCursor ? ' AND p.uuid > $3::uuid' : ''}
+           ORDER BY p.uuid
+           LIMIT $2`;
+}
+
+export async function feedPage(db: Db, teamCode: string, after: string | null, limit: number): Promise<StockLevelRow[]> {
+  const rows = after
+    ? await db.$queryRawUnsafe<{ product_uuid: string; sku: string | null; stock: number }[]>(feedPageSql(true), teamCode, limit, after)
+    : await db.$queryRawUnsafe<{ product_uuid: string; sku: string | null; stock: number }[]>(feedPageSql(false), teamCode, limit);
+  return rows.map((r) => ({ productUuid: r.product_uuid, sku: r.sku, stock: r.stock }));
+}
