@@ -1,34 +1,47 @@
 import path from 'node:path';
 import type { ServiceDefinition } from '@pf/platform/service/service';
 import { createSubgraphService } from '@pf/platform/service/subgraph-service';
+import { loadCatalogConfig } from './config';
+import { createPrismaClient } from './db';
+import { resolvers, type CatalogContext } from './graphql/resolvers';
 import { loadCatalogTypeDefs } from './graphql/schema';
+import { CatalogUseCases } from './use-cases';
+import { CATALOG_SCHEMA } from './use-cases/deps';
 
 export { CATALOG_SDL_PATH, loadCatalogTypeDefs } from './graphql/schema';
+export { seedDemoCatalog, type DemoCatalog, type DemoCatalogOptions, type DemoProduct } from './seed';
+export { CatalogUseCases } from './use-cases';
+export { createPrismaClient } from './db';
 
 /** Absolute path of the catalog SQL migrations (next to src/ and dist/, in the package root). */
 export const CATALOG_MIGRATIONS_DIR = path.resolve(__dirname, '..', 'migrations');
 
 /**
  * The catalog subgraph: products (uuid, SKU, active state, print-on-demand flags, dimensions),
- * shipping methods and SKU validation, on Postgres schema `catalog`. Until its features arrive it declares no
- * types of its own; it already has its schema (with the platform's outbox and inbox tables), its
- * outbox relay and its health checks.
+ * shipping methods and SKU validation, on Postgres schema `catalog`, events through its outbox.
+ * Introspection is on except when NODE_ENV=production.
  */
 export const catalogService: ServiceDefinition = {
   name: 'catalog',
-  schema: 'catalog',
+  schema: CATALOG_SCHEMA,
   migrationsDir: CATALOG_MIGRATIONS_DIR,
   defaultPort: 4102,
   async create(deps) {
-    return createSubgraphService({
+    const cfg = loadCatalogConfig(deps.env);
+    const prisma = createPrismaClient(deps.databaseUrl, cfg.CATALOG_DB_POOL_MAX);
+    const catalog = new CatalogUseCases({ prisma });
+    return createSubgraphService<CatalogContext>({
       name: 'catalog',
-      schema: 'catalog',
+      schema: CATALOG_SCHEMA,
       databaseUrl: deps.databaseUrl,
       bus: deps.bus,
       jwt: deps.jwt,
       logger: deps.logger,
       typeDefs: loadCatalogTypeDefs(),
-      resolvers: {},
+      resolvers,
+      extendContext: (base) => ({ ...base, catalog }),
+      onStop: () => prisma.$disconnect(),
+      introspection: cfg.NODE_ENV !== 'production',
     });
   },
 };

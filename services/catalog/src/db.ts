@@ -1,0 +1,10 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import { PrismaClient } from './generated/prisma/client';
+import { CATALOG_SCHEMA } from './use-cases/deps';
+
+/** A Prisma client on the catalog schema through the pg driver adapter (no Rust engine). */
+export function createPrismaClient(databaseUrl: string, poolMax = 10): PrismaClient {
+  return new PrismaClient({
+    adapter: new PrismaPg({ connectionString: databaseUrl, max: poolMax }, { schema: CATALOG_SCHEMA }),
+  });
+}
