@@ -13,7 +13,7 @@ import { ordersService, ORDERS_MIGRATIONS_DIR } from '../src';
 
 const jwt: JwtSignOptions = { algorithm: 'HS256', key: 'orders-test-secret-orders-test-secret', issuer: 'pf-test', audience: 'pf-graph', expiresInSeconds: 300 };
 
-describe('orders service (no features yet)', () => {
+describe('orders service process', () => {
   let db: TestDatabase;
   let instance: ServiceInstance;
   let server: http.Server;
@@ -42,7 +42,7 @@ describe('orders service (no features yet)', () => {
   it('owns Postgres schema orders, migrated with the platform tables, and migrating again changes nothing', async () => {
     expect(ordersService.schema).toBe('orders');
     const again = await migrate({ connectionString: db.url, schema: 'orders', sources: serviceMigrationSources(ORDERS_MIGRATIONS_DIR) });
-    expect(again).toEqual({ applied: [], skipped: ['platform/0001_outbox_inbox.sql'] });
+    expect(again).toEqual({ applied: [], skipped: ['platform/0001_outbox_inbox.sql', 'service/0001_orders.sql'] });
   });
 
   it('schema.prisma and the migrated database agree', async () => {
