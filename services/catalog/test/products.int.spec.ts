@@ -269,6 +269,27 @@ describe('catalog products over HTTP', () => {
       expect(seen).toEqual(newestFirst(all));
     });
 
+    it('walks pages exactly when products share a creation time (ties broken by uuid)', async () => {
+      const made: string[] = [];
+      for (let i = 0; i < 9; i++) made.push((await createProduct(h, 'ties', { name: `Tie ${i}` })).uuid);
+      await h.pool.query(`UPDATE catalog.product SET created_at = '2026-01-01T00:00:00.000Z' WHERE team_code = 'ties' AND name <> 'Tie 8'`);
+      const seen: string[] = [];
+      let after: string | null = null;
+      for (;;) {
+        const { products }: { products: any } = await h.ok(backOffice('ties'), PRODUCTS, { first: 2, after });
+        seen.push(...products.edges.map((e: any) => e.node.uuid));
+        if (!products.pageInfo.hasNextPage) break;
+        after = products.pageInfo.endCursor;
+      }
+      // The one product with its own (later) time first, then the eight tied ones by uuid, descending.
+      expect(seen).toEqual([made[8], ...made.slice(0, 8).sort().reverse()]);
+      const pages: string[] = [];
+      for (let page = 1; page <= 5; page++) {
+        pages.push(...(await h.ok(channel('ties'), PRODUCT_PAGE, { page, perPage: 2 })).productPage.items.map((p: any) => p.uuid));
+      }
+      expect(pages).toEqual([...made.slice(0, 8).sort(), made[8]]);
+    });
+
     it('filters by active state, exact SKU, and a case-insensitive search in name and SKU', async () => {
       const names = async (filter: Record<string, unknown>) => {
         const { products } = await h.ok(backOffice(team), PRODUCTS, { filter });

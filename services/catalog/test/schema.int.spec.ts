@@ -8,7 +8,7 @@ import { CATALOG_MIGRATIONS_DIR } from '../src';
 
 const SCHEMA_PATH = path.resolve(__dirname, '../prisma/schema.prisma');
 const source = readFileSync(SCHEMA_PATH, 'utf8');
-const MIGRATIONS = ['platform/0001_outbox_inbox.sql', 'service/0001_products_and_shipping_methods.sql'];
+const MIGRATIONS = ['platform/0001_outbox_inbox.sql', 'service/0001_products_and_shipping_methods.sql', 'service/0002_live_product_listing.sql'];
 
 describe('catalog migrations and schema.prisma', () => {
   let db: TestDatabase;

@@ -132,7 +132,8 @@ export async function listProductsNewestFirst(db: Db, filter: ProductFilter, aft
   const where = productWhere(filter);
   const rows = await db.product.findMany({
     where: after
-      ? { AND: [where, { OR: [{ createdAt: { lt: after.createdAt } }, { createdAt: after.createdAt, uuid: { lt: after.uuid } }] }] }
+      ? // (created_at, uuid) < cursor, spelled so the first part bounds the index range instead of filtering it.
+        { AND: [where, { createdAt: { lte: after.createdAt } }, { OR: [{ createdAt: { lt: after.createdAt } }, { uuid: { lt: after.uuid } }] }] }
       : where,
     orderBy: [{ createdAt: 'desc' }, { uuid: 'desc' }],
     take,
