@@ -67,7 +67,6 @@ export function activeStateViolations(value: string, property: string): Violatio
 }
 
 // Control characters would make a SKU impossible to type or print, and invisible in a CSV.
-// eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 /**
