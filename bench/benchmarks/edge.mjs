@@ -10,18 +10,16 @@
 //   bare:     GET / on node:http
 // at 50 connections and at one connection, each after a warm-up, with the load generator in its
 // own process.
-import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pidsByCommand } from '../lib/cpu.mjs';
-import { createBenchDatabase, migrateService } from '../lib/database.mjs';
-import { graphql, probe } from '../lib/http.mjs';
-import { deleteKafkaPrefix, deleteRedisKeys, ensureInfrastructure, KAFKA_BROKERS, REDIS_URL } from '../lib/infra.mjs';
-import { benchJwtSettings, channelJwt, jwtEnv, serviceJwt } from '../lib/jwt.mjs';
+import { probe } from '../lib/http.mjs';
+import { channelJwt } from '../lib/jwt.mjs';
 import { baseEnv, freePort } from '../lib/processes.mjs';
 import { summarizeCpuProfile } from '../lib/profile.mjs';
+import { createBenchChannel, distFile, startStack } from '../lib/stack.mjs';
 import { ratio } from '../lib/stats.mjs';
 import { formatTable, ms, num, pct, times, yesNo } from '../lib/table.mjs';
 
@@ -53,105 +51,23 @@ const ROUTE_LABEL = {
 export async function run(ctx) {
   const { root, options } = ctx;
   const plan = options.quick ? PLAN.quick : PLAN.full;
-  const dist = (p) => {
-    const file = path.join(root, p);
-    if (!existsSync(file)) throw new Error(`${p} is missing: build first (npm run build)`);
-    return file;
-  };
-  const scripts = {
-    accountsMain: dist('services/accounts/dist/main.js'),
-    accountsMigrate: dist('services/accounts/dist/migrate.js'),
-    gatewayMain: dist('gateway/dist/main.js'),
-    edgeMain: dist('services/rest-edge/dist/main.js'),
-    hello: path.join(root, 'bench/lib/hello-server.mjs'),
-  };
   // The very operation (and request body) the edge sends for GET /.
   const require = createRequire(import.meta.url);
-  const { EDGE_CHANNEL } = require(dist('services/rest-edge/dist/resources/channel/operation.js'));
+  const { EDGE_CHANNEL } = require(distFile(root, 'services/rest-edge/dist/resources/channel/operation.js'));
 
-  ctx.log('infrastructure: PostgreSQL, Redis, Kafka (scripts/infra.sh up)');
-  await ensureInfrastructure(root);
-
-  const suffix = randomBytes(5).toString('hex');
-  const kafkaPrefix = `pf-bench-${suffix}.`;
-  const redisPrefix = `pf-bench-${suffix}:`;
-  const db = await createBenchDatabase(`pf_bench_${suffix}`);
-  ctx.onCleanup('drop bench database', () => db.drop());
-  ctx.onCleanup('delete Kafka topics and groups', () => deleteKafkaPrefix(kafkaPrefix));
-  ctx.onCleanup('delete Redis keys', () => deleteRedisKeys(redisPrefix));
-  ctx.log(`database ${db.name}, Kafka prefix ${kafkaPrefix}, Redis prefix ${redisPrefix}`);
-  await migrateService(scripts.accountsMigrate, db.url);
-
-  const jwt = benchJwtSettings();
-  const common = {
-    ...baseEnv(),
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'info',
-    HOST: '127.0.0.1',
-    ...jwtEnv(jwt),
-    EVENT_BUS: 'kafka',
-    KAFKA_BROKERS: KAFKA_BROKERS.join(','),
-    KAFKA_TOPIC_PREFIX: kafkaPrefix,
-  };
-  const profileArgs = (svc) =>
-    options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.runDir, 'profiles')}`, `--cpu-prof-name=${svc}.cpuprofile`] : [];
-
-  const [accountsPort, gatewayPort, edgePort, barePort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
-  ctx.log('starting accounts, gateway, rest-edge and bare node:http, each in its own process');
-  const accounts = await ctx.processes.startService({
-    name: 'accounts',
-    script: scripts.accountsMain,
-    port: accountsPort,
-    env: { ...common, DATABASE_URL: db.url },
-    nodeArgs: profileArgs('accounts'),
+  // Only accounts among the subgraphs: the channel query is planned and answered by it alone.
+  const stack = await startStack(ctx, { subgraphs: ['accounts'], edge: true });
+  const { jwt, db, gateway, edge } = stack;
+  const accounts = stack.subgraphs.accounts;
+  const bare = await ctx.processes.startService({
+    name: 'bare',
+    script: path.join(root, 'bench/lib/hello-server.mjs'),
+    port: await freePort(),
+    env: baseEnv(),
+    readyPath: '/',
   });
-  // Only accounts is started: the channel query is planned and answered by it alone, and the
-  // gateway's readiness does not call subgraphs.
-  const gateway = await ctx.processes.startService({
-    name: 'gateway',
-    script: scripts.gatewayMain,
-    port: gatewayPort,
-    env: { ...common, SUBGRAPH_ACCOUNTS_URL: `${accounts.url}/graphql` },
-    nodeArgs: profileArgs('gateway'),
-  });
-
-  // A team, a channel and its token, through the gateway with a platform-operator identity.
-  const teamCode = `bench${suffix}`;
-  const operator = serviceJwt(jwt, 'bench');
-  await graphql(`${gateway.url}/graphql`, operator, 'mutation($i: CreateTeamInput!) { createTeam(input: $i) { code } }', {
-    i: { code: teamCode, name: 'Bench team' },
-  });
-  const { createChannel } = await graphql(
-    `${gateway.url}/graphql`,
-    operator,
-    'mutation($i: CreateChannelInput!) { createChannel(input: $i) { id } }',
-    { i: { teamCode, code: 'shop', name: 'Bench shop' } },
-  );
-  const channelId = createChannel.id;
-  const { issueApiToken } = await graphql(`${gateway.url}/graphql`, operator, 'mutation($c: ID!) { issueApiToken(channelId: $c) { token } }', {
-    c: channelId,
-  });
-  const apiToken = issueApiToken.token;
+  const { teamCode, channelId, apiToken } = await createBenchChannel(stack);
   ctx.log(`channel ${channelId} with its API token`);
-
-  const edge = await ctx.processes.startService({
-    name: 'rest-edge',
-    script: scripts.edgeMain,
-    port: edgePort,
-    env: {
-      ...common,
-      GATEWAY_URL: `${gateway.url}/graphql`,
-      ACCOUNTS_URL: `${accounts.url}/graphql`,
-      JWT_SIGNING_KEY: jwt.key,
-      RATE_LIMIT_STORE: 'redis',
-      REDIS_URL,
-      REDIS_KEY_PREFIX: redisPrefix,
-      // Exercised on every request (the Lua script runs), never refusing during the bench.
-      RATE_LIMIT_PER_TOKEN: '1000000000',
-    },
-    nodeArgs: profileArgs('rest-edge'),
-  });
-  const bare = await ctx.processes.startService({ name: 'bare', script: scripts.hello, port: barePort, env: baseEnv(), readyPath: '/' });
 
   const graphqlJob = (url) => ({
     url,
@@ -228,7 +144,9 @@ export async function run(ctx) {
     for (const svc of ['rest-edge', 'gateway', 'accounts']) {
       const file = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith(svc)) : undefined;
       if (!file) continue;
-      profiles[svc] = summarizeCpuProfile(path.join(dir, file), root, 15);
+      // Only the windows that load the whole chain (the edge route), start-up and other routes left out.
+      const edgeWindows = ['many', 'one'].map((l) => windows[l].edge.window);
+      profiles[svc] = summarizeCpuProfile(path.join(dir, file), root, 20, edgeWindows);
       ctx.print(profileReport(svc, profiles[svc], root));
     }
   }
@@ -355,7 +273,7 @@ function profileReport(svc, summary, root) {
     formatTable(
       ['origin', 'self ms', '% of busy'],
       summary.origins.map((o) => [o.name, num(o.ms), num(o.percentOfBusy, 1)]),
-      `CPU profile of ${svc}: ${num(summary.busyMs)} ms busy of ${num(summary.totalMs)} ms (${path.relative(root, summary.file)})`,
+      `CPU profile of ${svc} during the edge route's windows: ${num(summary.busyMs)} ms busy of ${num(summary.totalMs)} ms (${path.relative(root, summary.file)})`,
     ),
     formatTable(
       ['function (self time)', 'self ms', '% of busy'],

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import path from 'node:path';
+import { machineBusyPercent } from './cpu.mjs';
 import { runLoad } from './load.mjs';
 import { ProcessGroup } from './processes.mjs';
 
@@ -11,6 +12,10 @@ import { ProcessGroup } from './processes.mjs';
  * @property {boolean} quick    Short windows, to check the harness itself (figures not meaningful).
  * @property {boolean} profile  Services run with --cpu-prof; the benchmark summarises the profiles.
  */
+
+/** Idle enough to measure: the run's own idle processes (Kafka clients, relays) stay well below this. */
+const QUIET_PERCENT = Number(process.env.BENCH_QUIET_PERCENT ?? 25);
+const QUIET_WAIT_MS = Number(process.env.BENCH_QUIET_WAIT_SECONDS ?? 180) * 1000;
 
 export class BenchContext {
   /** @param {{ name: string, root: string, options: BenchOptions, timestamp: string }} init */
@@ -47,8 +52,22 @@ export class BenchContext {
    * @param {import('./load.mjs').LoadJob} job
    * @param {() => Record<string, number[]>} [watch]
    */
-  load(job, watch) {
+  async load(job, watch) {
+    await this.waitForQuietMachine();
     return runLoad(job, { watch, register: (child) => this.processes.track(child) });
+  }
+
+  /**
+   * On a shared machine other work disturbs the figures: before a window, wait (bounded) until the
+   * machine, this run's idle processes included, is below `QUIET_PERCENT` of one core.
+   */
+  async waitForQuietMachine() {
+    const deadline = Date.now() + QUIET_WAIT_MS;
+    let busy = await machineBusyPercent(1000);
+    if (busy <= QUIET_PERCENT) return;
+    this.log(`waiting for the machine to quiet down (busy ${busy.toFixed(0)} % of a core; at most ${QUIET_WAIT_MS / 1000} s)`);
+    while (busy > QUIET_PERCENT && Date.now() < deadline) busy = await machineBusyPercent(2000);
+    if (busy > QUIET_PERCENT) this.log(`still busy (${busy.toFixed(0)} %): measuring anyway; see "other CPU"`);
   }
 
   /** Stops every child, then runs the clean-ups; each step's failure is reported, not thrown. */

@@ -28,13 +28,31 @@ function processCpuSeconds(pid) {
 }
 
 /**
- * CPU seconds per name, summed over that name's pids.
+ * A snapshot of the CPU seconds of each pid of each name.
  * @param {Record<string, number[]>} groups
+ * @returns {Record<string, Map<number, number>>}
  */
-export function cpuSeconds(groups) {
+export function cpuSnapshot(groups) {
   const out = {};
   for (const [name, pids] of Object.entries(groups)) {
-    out[name] = pids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0);
+    out[name] = new Map(pids.map((pid) => [pid, processCpuSeconds(pid)]));
+  }
+  return out;
+}
+
+/**
+ * CPU seconds each name used between two snapshots. A pid only in `after` (started meanwhile)
+ * counts whole; a pid gone by `after` counts nothing (its last part is unknown).
+ */
+export function cpuBetween(before, after) {
+  const out = {};
+  for (const [name, pids] of Object.entries(after)) {
+    let sum = 0;
+    for (const [pid, seconds] of pids) {
+      if (seconds === 0) continue; // gone
+      sum += Math.max(0, seconds - (before[name]?.get(pid) ?? 0));
+    }
+    out[name] = sum;
   }
   return out;
 }
@@ -74,4 +92,13 @@ export function machineBusySeconds() {
   } catch {
     return NaN;
   }
+}
+
+/** Percent of one core the whole machine was busy over `ms` (200 % = two cores fully busy). */
+export async function machineBusyPercent(ms = 1000) {
+  const start = machineBusySeconds();
+  const t0 = process.hrtime.bigint();
+  await new Promise((r) => setTimeout(r, ms));
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  return (100 * (machineBusySeconds() - start)) / seconds;
 }

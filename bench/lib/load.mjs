@@ -2,7 +2,7 @@
 // samples the CPU time every named process spent during the measured part of the window.
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, machineBusySeconds } from './cpu.mjs';
+import { cpuBetween, cpuSnapshot, machineBusySeconds } from './cpu.mjs';
 
 const WORKER = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
 
@@ -31,6 +31,8 @@ const WORKER = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
  * @property {{count:number,min:number,p50:number,p90:number,p99:number,max:number,mean:number}} latencyMs
  * @property {Record<string, number>} cpuPercent  Per watched process: CPU time / window (100 = one core).
  * @property {number} otherCpuPercent  CPU the rest of the machine used meanwhile (not the run's processes).
+ * @property {{ startUs: number, endUs: number }} window  The measured window on the monotonic clock
+ *   (process.hrtime, the clock of V8's CPU profiles), to cut a profile to it.
  */
 
 /**
@@ -64,21 +66,22 @@ export function runLoad(job, opts = {}) {
     child.on('message', (msg) => {
       if (msg.kind === 'measuring') {
         watched = { ...(opts.watch?.() ?? {}), 'load generator': [child.pid] };
-        before = cpuSeconds(watched);
-        before.machine = machineBusySeconds();
-        before.at = process.hrtime.bigint();
+        before = { cpu: cpuSnapshot(watched), machine: machineBusySeconds(), at: process.hrtime.bigint() };
       } else if (msg.kind === 'result') {
-        const after = cpuSeconds(watched);
+        // The pids again: a backend or worker may have started during the window.
+        const used = before ? cpuBetween(before.cpu, cpuSnapshot({ ...(opts.watch?.() ?? {}), 'load generator': [child.pid] })) : {};
         const machine = machineBusySeconds();
-        const wallSeconds = before ? Number(process.hrtime.bigint() - before.at) / 1e9 : NaN;
+        const end = process.hrtime.bigint();
+        const wallSeconds = before ? Number(end - before.at) / 1e9 : NaN;
         const cpuPercent = {};
         let ours = 0;
         for (const name of Object.keys(watched)) {
-          cpuPercent[name] = before ? (100 * (after[name] - before[name])) / wallSeconds : NaN;
+          cpuPercent[name] = before ? (100 * used[name]) / wallSeconds : NaN;
           ours += cpuPercent[name];
         }
         const machinePercent = before ? (100 * (machine - before.machine)) / wallSeconds : NaN;
-        finish(() => resolve({ ...msg.result, cpuPercent, otherCpuPercent: Math.max(0, machinePercent - ours) }));
+        const window = { startUs: before ? Number(before.at / 1000n) : NaN, endUs: Number(end / 1000n) };
+        finish(() => resolve({ ...msg.result, cpuPercent, otherCpuPercent: Math.max(0, machinePercent - ours), window }));
       } else if (msg.kind === 'error') {
         finish(() => reject(new Error(`load worker failed: ${msg.message}`)));
       }

@@ -7,16 +7,25 @@ import path from 'node:path';
  * @param {string} file a .cpuprofile
  * @param {string} root the repository root, to shorten paths
  * @param {number} [top]
+ * @param {{ startUs: number, endUs: number }[]} [windows] only samples inside these windows (on
+ *   the monotonic clock of process.hrtime, which V8's profile timestamps share), e.g. to leave out
+ *   start-up; all samples when absent
  */
-export function summarizeCpuProfile(file, root, top = 20) {
+export function summarizeCpuProfile(file, root, top = 20, windows) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   // Self time per node: each sample names the node that was on top of the stack.
   const selfUs = new Map();
   const deltas = profile.timeDeltas ?? [];
+  const inWindow = (t) => !windows || windows.some((w) => t >= w.startUs && t <= w.endUs);
+  let t = profile.startTime;
   for (let i = 0; i < profile.samples.length; i++) {
+    // A sample's node was on top of the stack until the next sample (as DevTools counts it).
+    t += deltas[i] ?? 0;
+    const next = deltas[i + 1] ?? 0;
+    if (!inWindow(t)) continue;
     const id = profile.samples[i];
-    selfUs.set(id, (selfUs.get(id) ?? 0) + (deltas[i] ?? 0));
+    selfUs.set(id, (selfUs.get(id) ?? 0) + next);
   }
   const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
   let idleUs = 0;
