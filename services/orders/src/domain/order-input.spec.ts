@@ -1,0 +1,109 @@
+import { confirmationAddressViolations, parseInstant, validateLines, validateOrderInput, validateShippingDetails } from './order-input';
+
+const line = (sku: string, quantity = 1, lineNumber?: number) => ({ product: { sku }, quantity, ...(lineNumber !== undefined ? { lineNumber } : {}) });
+const props = (r: { ok: boolean; violations?: { property: string }[] }) => (r.ok ? [] : r.violations!.map((v) => v.property));
+
+describe('order input (rule O4)', () => {
+  it('orderNumber and printTrailOrderNumber: 255 characters accepted, 256 refused naming the field', () => {
+    expect(validateOrderInput({ orderNumber: 'o'.repeat(255), printTrailOrderNumber: 'p'.repeat(255), orderLines: [line('A')] }).ok).toBe(true);
+    expect(props(validateOrderInput({ orderNumber: 'o'.repeat(256), printTrailOrderNumber: 'p'.repeat(256), orderLines: [line('A')] }))).toEqual([
+      'orderNumber',
+      'printTrailOrderNumber',
+    ]);
+    expect(props(validateOrderInput({ orderNumber: '', orderLines: [line('A')] }))).toEqual(['orderNumber']);
+  });
+
+  it('500 lines accepted; 501 refused on the count alone', () => {
+    const lines = Array.from({ length: 500 }, (_, i) => line(`S${i}`));
+    expect(validateLines(lines, { requireLineNumbers: false }).ok).toBe(true);
+    const tooMany = [...lines, line('x'.repeat(300), 0)];
+    expect(validateLines(tooMany, { requireLineNumbers: false })).toEqual({ ok: false, violations: [{ property: 'orderLines', message: 'At most 500 order lines per request.' }] });
+  });
+
+  it('each line: sku 1-255, quantity 1-100000, line numbers positive and unique; named by index', () => {
+    const r = validateLines([line('A'), line('B'), line('C'), line('D'), line('E'), line('F'), line('G'), line('x'.repeat(256))], { requireLineNumbers: false });
+    expect(props(r)).toEqual(['orderLines[7].product.sku']);
+    expect(props(validateLines([line('A', 0), line('B', 100_001), line('C', 1.5)], { requireLineNumbers: false }))).toEqual([
+      'orderLines[0].quantity',
+      'orderLines[1].quantity',
+      'orderLines[2].quantity',
+    ]);
+    expect(props(validateLines([line('A', 1, 2), line('B', 1, 2), line('C', 1, 0)], { requireLineNumbers: false }))).toEqual(['orderLines[1].lineNumber', 'orderLines[2].lineNumber']);
+    expect(props(validateLines([line('A')], { requireLineNumbers: true }))).toEqual(['orderLines[0].lineNumber']);
+    expect(props(validateLines([], { requireLineNumbers: false }))).toEqual(['orderLines']);
+  });
+
+  it('line numbers default to the position', () => {
+    const r = validateLines([line('A'), line('B', 2, 7), line('C')], { requireLineNumbers: false });
+    expect(r.ok && r.value.map((l) => l.lineNumber)).toEqual([1, 7, 3]);
+  });
+
+  it('shipping details: the lengths of section 2, each named', () => {
+    const at = (n: number) => 'x'.repeat(n);
+    const ok = validateShippingDetails({
+      companyName: at(150),
+      address1: at(250),
+      address2: at(250),
+      address3: at(250),
+      address4: at(250),
+      postalCode: at(25),
+      state: { name: at(100), code: at(30) },
+      country: { name: at(100), code: 'gb' },
+      email: at(100),
+      firstName: at(100),
+      lastName: at(100),
+      city: at(100),
+      phone: at(50),
+    });
+    expect(ok.ok && ok.value?.country).toEqual({ name: at(100), code: 'GB' });
+    const bad = validateShippingDetails({
+      companyName: at(151),
+      address1: at(251),
+      address2: at(251),
+      address3: at(251),
+      address4: at(251),
+      postalCode: at(26),
+      state: { name: at(101), code: at(31) },
+      country: { name: at(101), code: 'GBR' },
+      email: at(101),
+      firstName: at(101),
+      lastName: at(101),
+      city: at(101),
+      phone: at(51),
+    });
+    expect(props(bad).sort()).toEqual(
+      [
+        'shippingDetails.companyName',
+        'shippingDetails.address1',
+        'shippingDetails.address2',
+        'shippingDetails.address3',
+        'shippingDetails.address4',
+        'shippingDetails.postalCode',
+        'shippingDetails.state.name',
+        'shippingDetails.state.code',
+        'shippingDetails.country.name',
+        'shippingDetails.country.code',
+        'shippingDetails.email',
+        'shippingDetails.firstName',
+        'shippingDetails.lastName',
+        'shippingDetails.city',
+        'shippingDetails.phone',
+      ].sort(),
+    );
+  });
+
+  it('scheduledAt must be an instant with a time zone', () => {
+    expect(parseInstant('2026-11-02T09:30:00Z', 'scheduledAt').ok).toBe(true);
+    expect(parseInstant('2026-11-02T09:30:00.123+01:00', 'scheduledAt').ok).toBe(true);
+    expect(props(parseInstant('2026-11-02 09:30', 'scheduledAt'))).toEqual(['scheduledAt']);
+    expect(props(validateOrderInput({ orderNumber: 'x', orderLines: [line('A')], scheduledAt: 'tomorrow' }))).toEqual(['scheduledAt']);
+  });
+
+  it('a batch prefix names the order inside it', () => {
+    expect(props(validateOrderInput({ orderNumber: 'x', orderLines: [line('x'.repeat(256))] }, 'orders[3].'))).toEqual(['orders[3].orderLines[0].product.sku']);
+  });
+
+  it('confirming needs address1, city and country code', () => {
+    expect(confirmationAddressViolations(null).map((v) => v.property)).toEqual(['shippingDetails.address1', 'shippingDetails.city', 'shippingDetails.country.code']);
+  });
+});

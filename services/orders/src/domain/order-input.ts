@@ -1,0 +1,238 @@
+import type { Violation } from '@pf/platform/problems';
+
+/**
+ * Order input rules (rule O4 and spec section 2): every size limit is enforced here, whatever the
+ * edge already checked, and each violation names the field as the REST body does
+ * (`orderLines[7].product.sku`, `shippingDetails.postalCode`).
+ */
+export const LIMITS = {
+  orderNumber: 255,
+  printTrailOrderNumber: 255,
+  sku: 255,
+  lines: 500,
+  quantity: 100_000,
+  lineNumber: 1_000_000,
+} as const;
+
+/** Maximum lengths of the shipping details: section 2's, and ours for the members it does not list. */
+export const SHIPPING_LIMITS = {
+  firstName: 100,
+  lastName: 100,
+  companyName: 150,
+  address1: 250,
+  address2: 250,
+  address3: 250,
+  address4: 250,
+  city: 100,
+  postalCode: 25,
+  email: 100,
+  phone: 50,
+  'state.name': 100,
+  'state.code': 30,
+  'country.name': 100,
+} as const;
+
+export interface ShippingDetails {
+  firstName: string | null;
+  lastName: string | null;
+  companyName: string | null;
+  address1: string | null;
+  address2: string | null;
+  address3: string | null;
+  address4: string | null;
+  city: string | null;
+  postalCode: string | null;
+  state: { name: string | null; code: string | null } | null;
+  country: { name: string | null; code: string | null } | null;
+  email: string | null;
+  phone: string | null;
+}
+
+export interface ShippingDetailsInput {
+  firstName?: string | null;
+  lastName?: string | null;
+  companyName?: string | null;
+  address1?: string | null;
+  address2?: string | null;
+  address3?: string | null;
+  address4?: string | null;
+  city?: string | null;
+  postalCode?: string | null;
+  state?: { name?: string | null; code?: string | null } | null;
+  country?: { name?: string | null; code?: string | null } | null;
+  email?: string | null;
+  phone?: string | null;
+}
+
+export interface OrderLineInput {
+  lineNumber?: number | null;
+  product: { sku: string };
+  quantity: number;
+}
+
+/** What createOrder, enterOrder and importOrders take. */
+export interface OrderInput {
+  orderNumber: string;
+  printTrailOrderNumber?: string | null;
+  orderLines: OrderLineInput[];
+  shippingDetails?: ShippingDetailsInput | null;
+  scheduledAt?: string | null;
+  strictSkus?: boolean | null;
+  reserve?: boolean | null;
+}
+
+/** A requested line, validated; `index` is its position in the request (for violations). */
+export interface RequestedLine {
+  index: number;
+  lineNumber: number;
+  sku: string;
+  quantity: number;
+}
+
+export interface ValidOrderInput {
+  orderNumber: string;
+  printTrailOrderNumber: string | null;
+  lines: RequestedLine[];
+  shippingDetails: ShippingDetails | null;
+  scheduledAt: Date | null;
+  strictSkus: boolean;
+  reserve: boolean;
+}
+
+export type Validated<T> = { ok: true; value: T } | { ok: false; violations: Violation[] };
+
+function tooLong(property: string, max: number): Violation {
+  return { property, message: `At most ${max} characters.` };
+}
+
+function textViolations(value: string | null | undefined, property: string, max: number, required: boolean): Violation[] {
+  if (value === null || value === undefined) return required ? [{ property, message: 'Required.' }] : [];
+  if (value.length === 0) return [{ property, message: 'Must not be empty.' }];
+  return value.length > max ? [tooLong(property, max)] : [];
+}
+
+/**
+ * Validates lines (O4: at most 500, refused on the count alone; SKU at most 255; positive
+ * quantities; line numbers positive and unique). `requireLineNumbers` for amendments, where lines
+ * are matched on them; otherwise a line without one gets its position (from 1).
+ */
+export function validateLines(lines: readonly OrderLineInput[], opts: { requireLineNumbers: boolean; prefix?: string }): Validated<RequestedLine[]> {
+  const at = (i: number, member: string) => `${opts.prefix ?? ''}orderLines[${i}]${member}`;
+  if (lines.length > LIMITS.lines) {
+    return { ok: false, violations: [{ property: `${opts.prefix ?? ''}orderLines`, message: `At most ${LIMITS.lines} order lines per request.` }] };
+  }
+  if (lines.length === 0) return { ok: false, violations: [{ property: `${opts.prefix ?? ''}orderLines`, message: 'At least one order line.' }] };
+  const violations: Violation[] = [];
+  const seen = new Map<number, number>();
+  const out: RequestedLine[] = [];
+  lines.forEach((line, i) => {
+    const sku = line.product?.sku;
+    if (typeof sku !== 'string' || sku.length === 0) violations.push({ property: at(i, '.product.sku'), message: 'Required.' });
+    else if (sku.length > LIMITS.sku) violations.push(tooLong(at(i, '.product.sku'), LIMITS.sku));
+    if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > LIMITS.quantity) {
+      violations.push({ property: at(i, '.quantity'), message: `A whole number from 1 to ${LIMITS.quantity}.` });
+    }
+    let lineNumber = line.lineNumber ?? null;
+    if (lineNumber === null) {
+      if (opts.requireLineNumbers) violations.push({ property: at(i, '.lineNumber'), message: 'Required: lines are matched on their line number.' });
+      lineNumber = i + 1;
+    } else if (!Number.isInteger(lineNumber) || lineNumber < 1 || lineNumber > LIMITS.lineNumber) {
+      violations.push({ property: at(i, '.lineNumber'), message: `A whole number from 1 to ${LIMITS.lineNumber}.` });
+    }
+    const first = seen.get(lineNumber);
+    if (first !== undefined) violations.push({ property: at(i, '.lineNumber'), message: `Line number ${lineNumber} is also used by orderLines[${first}].` });
+    else seen.set(lineNumber, i);
+    out.push({ index: i, lineNumber, sku: sku ?? '', quantity: line.quantity });
+  });
+  return violations.length > 0 ? { ok: false, violations } : { ok: true, value: out };
+}
+
+/** Validates and normalises shipping details (lengths of section 2; country code two letters, upper case). */
+export function validateShippingDetails(input: ShippingDetailsInput | null | undefined, prefix = 'shippingDetails'): Validated<ShippingDetails | null> {
+  if (input === null || input === undefined) return { ok: true, value: null };
+  const violations: Violation[] = [];
+  const plain = ['firstName', 'lastName', 'companyName', 'address1', 'address2', 'address3', 'address4', 'city', 'postalCode', 'email', 'phone'] as const;
+  for (const key of plain) violations.push(...textViolations(input[key], `${prefix}.${key}`, SHIPPING_LIMITS[key], false));
+  violations.push(...textViolations(input.state?.name, `${prefix}.state.name`, SHIPPING_LIMITS['state.name'], false));
+  violations.push(...textViolations(input.state?.code, `${prefix}.state.code`, SHIPPING_LIMITS['state.code'], false));
+  violations.push(...textViolations(input.country?.name, `${prefix}.country.name`, SHIPPING_LIMITS['country.name'], false));
+  const countryCode = input.country?.code;
+  if (countryCode !== null && countryCode !== undefined && !/^[A-Za-z]{2}$/.test(countryCode)) {
+    violations.push({ property: `${prefix}.country.code`, message: 'An ISO 3166-1 alpha-2 country code (two letters).' });
+  }
+  if (violations.length > 0) return { ok: false, violations };
+  const v = (s: string | null | undefined) => (s === undefined || s === null ? null : s);
+  const state = input.state && (v(input.state.name) !== null || v(input.state.code) !== null) ? { name: v(input.state.name), code: v(input.state.code) } : null;
+  const country =
+    input.country && (v(input.country.name) !== null || v(input.country.code) !== null)
+      ? { name: v(input.country.name), code: countryCode ? countryCode.toUpperCase() : null }
+      : null;
+  return {
+    ok: true,
+    value: {
+      firstName: v(input.firstName),
+      lastName: v(input.lastName),
+      companyName: v(input.companyName),
+      address1: v(input.address1),
+      address2: v(input.address2),
+      address3: v(input.address3),
+      address4: v(input.address4),
+      city: v(input.city),
+      postalCode: v(input.postalCode),
+      state,
+      country,
+      email: v(input.email),
+      phone: v(input.phone),
+    },
+  };
+}
+
+/** An ISO 8601 instant with a time zone designator, or a violation naming `property`. */
+export function parseInstant(value: string, property: string): Validated<Date> {
+  const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const date = new Date(value);
+  if (!ok || Number.isNaN(date.getTime())) {
+    return { ok: false, violations: [{ property, message: 'An ISO 8601 date and time with a time zone, e.g. 2026-11-02T09:30:00Z.' }] };
+  }
+  return { ok: true, value: date };
+}
+
+/** The whole order input (create, enter, import). `prefix` names an order inside a batch. */
+export function validateOrderInput(input: OrderInput, prefix = ''): Validated<ValidOrderInput> {
+  const violations: Violation[] = [
+    ...textViolations(input.orderNumber, `${prefix}orderNumber`, LIMITS.orderNumber, true),
+    ...textViolations(input.printTrailOrderNumber, `${prefix}printTrailOrderNumber`, LIMITS.printTrailOrderNumber, false),
+  ];
+  const lines = validateLines(input.orderLines ?? [], { requireLineNumbers: false, prefix });
+  if (!lines.ok) violations.push(...lines.violations);
+  const shipping = validateShippingDetails(input.shippingDetails, `${prefix}shippingDetails`);
+  if (!shipping.ok) violations.push(...shipping.violations);
+  let scheduledAt: Date | null = null;
+  if (input.scheduledAt !== null && input.scheduledAt !== undefined) {
+    const parsed = parseInstant(input.scheduledAt, `${prefix}scheduledAt`);
+    if (parsed.ok) scheduledAt = parsed.value;
+    else violations.push(...parsed.violations);
+  }
+  if (violations.length > 0 || !lines.ok || !shipping.ok) return { ok: false, violations };
+  return {
+    ok: true,
+    value: {
+      orderNumber: input.orderNumber,
+      printTrailOrderNumber: input.printTrailOrderNumber ?? null,
+      lines: lines.value,
+      shippingDetails: shipping.value,
+      scheduledAt,
+      strictSkus: input.strictSkus === true,
+      reserve: input.reserve === true,
+    },
+  };
+}
+
+/** What an address needs before the order is confirmed. */
+export function confirmationAddressViolations(details: ShippingDetails | null): Violation[] {
+  const missing: Violation[] = [];
+  if (!details?.address1) missing.push({ property: 'shippingDetails.address1', message: 'Required to confirm the order.' });
+  if (!details?.city) missing.push({ property: 'shippingDetails.city', message: 'Required to confirm the order.' });
+  if (!details?.country?.code) missing.push({ property: 'shippingDetails.country.code', message: 'Required to confirm the order.' });
+  return missing;
+}
