@@ -26,3 +26,8 @@ export function feedPage(after: string | null | undefined, first: number | null 
   if (violations.length > 0) throw Problem.validation(violations);
   return { after: after?.toLowerCase() ?? null, size };
 }
+
+/** The rows of a feed page exactly as GET /stock-levels lists them (`{sku, stock}`), as JSON text. */
+export function stockLevelsJson(rows: readonly { sku: string | null; stock: number }[]): string {
+  return JSON.stringify(rows.map((r) => ({ sku: r.sku, stock: r.stock })));
+}

@@ -1,7 +1,8 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import type { SubgraphContext } from '@pf/platform/graphql/subgraph';
 import type { StockAdjustment, StockHold, Warehouse, WarehouseStock } from '../domain/model';
-import type { HoldResult, HoldStockInput, ProductStock, StockUseCases } from '../use-cases';
+import type { HoldResult, HoldStockInput, ProductStock, StockLevelPage, StockUseCases } from '../use-cases';
+import { stockLevelsJson } from '../domain/feed';
 import type { AdjustStockInput, CreateWarehouseInput, SetStockInput, UpdateWarehouseInput } from '../use-cases';
 import { BatchLoader } from './batch';
 
@@ -54,6 +55,9 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
   Warehouse: {
     createdAt: (w: Warehouse) => iso(w.createdAt),
     updatedAt: (w: Warehouse) => iso(w.updatedAt),
+  },
+  StockLevelPage: {
+    itemsJson: (page: StockLevelPage) => stockLevelsJson(page.items),
   },
   WarehouseStock: {
     available: (s: WarehouseStock) => Math.max(s.onHand - s.held, 0),

@@ -133,8 +133,9 @@ export async function applyHoldDeltas(
 /**
  * Rule S1 in SQL for one product row `p` (see domain/stock-figure.ts, which the tests hold it to):
  * what its enabled warehouses can still sell, each never below 0, plus the print-on-demand
- * sentinel. `e.ids` holds the team's enabled warehouse ids, so the sum is one range scan of the
- * stock_level primary key (product_uuid, warehouse_id) per product, without a join.
+ * sentinel. `e.ids` holds the team's enabled warehouse ids, so the sum is one index-only range
+ * scan of stock_level_figure (product_uuid) INCLUDE (warehouse_id, on_hand, held) per product,
+ * without a join.
  */
 export const STOCK_FIGURE_SQL = `(COALESCE((SELECT sum(GREATEST(s.on_hand - s.held, 0))
                      FROM stock.stock_level s
