@@ -27,7 +27,22 @@ export const restEdgeConfigShape = {
   GATEWAY_URL: env.url('http://127.0.0.1:4000/graphql'),
   /** The accounts subgraph's GraphQL endpoint, called directly for `channelTokenCheck` (inaccessible in the supergraph). */
   ACCOUNTS_URL: env.url('http://127.0.0.1:4101/graphql'),
-  /** Keep-alive connections per upstream (gateway, accounts). */
+  /**
+   * The stock subgraph's GraphQL endpoint. When set, `GET /stock-levels` reads its pages straight
+   * from it (ARCHITECTURE principle 1 allows a direct subgraph call; it saves the gateway's
+   * planning, parsing and re-serialising of every 5000-item page); unset, the pages go through
+   * the gateway like every other read.
+   */
+  STOCK_URL: env.url().optional(),
+  /** Products per page the edge reads from the stock feed while streaming `GET /stock-levels` (the feed allows 5000). */
+  STOCK_LEVELS_PAGE_SIZE: env.int(5000, 1, 5000),
+  /**
+   * The origin (and any path prefix) clients reach the API at, e.g. `https://api.example.com`:
+   * the absolute URLs of pagination links start with it. Unset: the request's own scheme and
+   * `Host` (`X-Forwarded-Proto`/`X-Forwarded-Host` believed only from TRUSTED_PROXIES).
+   */
+  PUBLIC_BASE_URL: env.url().optional(),
+  /** Keep-alive connections per upstream (gateway, accounts, stock). */
   UPSTREAM_CONNECTIONS: env.int(64, 1, 1024),
   /** Time limit of one upstream call (headers and body). */
   UPSTREAM_TIMEOUT_MS: env.int(10_000, 100, 120_000),

@@ -11,11 +11,12 @@ import { loadContract, operationsOf, type Contract } from './contract/openapi';
 import { requestValidator } from './contract/request-validation';
 import { errorHandler, unknownPath } from './http/errors';
 import { requestContext, requestIdOf } from './http/request-context';
+import { sendJsonStream } from './http/stream';
 import { InMemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter, RateLimits } from './rate-limit/rate-limiter';
 import { RedisRateLimiter } from './rate-limit/redis';
 import { RESOURCE_ROUTES } from './resources';
-import type { GatewayCall, ResourceRoute } from './resources/resource';
+import { isStreamed, type ResourceRoute, type ResourceSettings, type UpstreamCall } from './resources/resource';
 import { defineOperation, GraphqlUpstream } from './upstream/graphql';
 import { IdentityMinter } from './upstream/identity';
 
@@ -74,6 +75,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   const pool = { connections: config.UPSTREAM_CONNECTIONS, timeoutMs: config.UPSTREAM_TIMEOUT_MS };
   const gateway = new GraphqlUpstream({ name: 'gateway', url: config.GATEWAY_URL, ...pool });
   const accounts = new GraphqlUpstream({ name: 'accounts', url: config.ACCOUNTS_URL, ...pool });
+  // The stock feed's pages straight from the stock subgraph when it is configured (see config.ts).
+  const stock = config.STOCK_URL ? new GraphqlUpstream({ name: 'stock', url: config.STOCK_URL, ...pool }) : undefined;
   const authCache = new AuthCache({ ttlMs: config.AUTH_CACHE_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES });
   const tokenChecks = new ChannelTokenChecks(accounts, identities, authCache);
 
@@ -101,9 +104,19 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.use(...requestValidator(contract.routing));
 
   const router = express.Router({ mergeParams: true });
+  const handlerDeps: HandlerDeps = {
+    gateway,
+    stock: stock ?? gateway,
+    identities,
+    apiVersion: contract.version,
+    publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
+    basePath: contract.basePath,
+    settings: { stockLevelsPageSize: config.STOCK_LEVELS_PAGE_SIZE },
+    logger,
+  };
   for (const route of RESOURCE_ROUTES) {
     const method = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete' | 'patch';
-    router[method](expressPath(route.path), handlerFor(route, gateway, identities, contract.version));
+    router[method](expressPath(route.path), handlerFor(route, handlerDeps));
   }
   app.use(channelBase, router);
   app.use(unknownPath);
@@ -123,33 +136,68 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
       await subscription?.stop();
       subscription = undefined;
       authCache.clear();
-      await Promise.allSettled([gateway.close(), accounts.close()]);
+      await Promise.allSettled([gateway.close(), accounts.close(), stock?.close()]);
       await rateLimiter.close();
     },
     async ready() {
       const call = { bearer: identities.serviceJwt(), requestId: 'readiness' };
-      await Promise.all([rateLimiter.ping(), gateway.execute(READY_PROBE, {}, call), accounts.execute(READY_PROBE, {}, call)]);
+      await Promise.all([
+        rateLimiter.ping(),
+        gateway.execute(READY_PROBE, {}, call),
+        accounts.execute(READY_PROBE, {}, call),
+        stock?.execute(READY_PROBE, {}, call),
+      ]);
     },
   };
 }
 
-function handlerFor(route: ResourceRoute, upstream: GraphqlUpstream, identities: IdentityMinter, apiVersion: string): RequestHandler {
+interface HandlerDeps {
+  gateway: GraphqlUpstream;
+  /** Where the stock feed's pages come from: the stock subgraph, or the gateway. */
+  stock: GraphqlUpstream;
+  identities: IdentityMinter;
+  apiVersion: string;
+  /** PUBLIC_BASE_URL without a trailing slash, when configured. */
+  publicBaseUrl: string | undefined;
+  /** The contract's server path, `/v1/channels/{channelId}`. */
+  basePath: string;
+  settings: ResourceSettings;
+  logger: Logger;
+}
+
+function handlerFor(route: ResourceRoute, deps: HandlerDeps): RequestHandler {
   return async (req: Request, res: Response) => {
     const principal = principalOf(res);
     const requestId = requestIdOf(res);
-    // The gateway sees the token's own channel and team, in a JWT living seconds.
-    const gateway: GatewayCall = (operation, variables) =>
-      upstream.execute(operation, variables, { bearer: identities.channelJwt(principal.teamCode, principal.channelId), requestId });
+    // Upstreams see the token's own channel and team, in a JWT living seconds (minted once per request).
+    let bearer: string | undefined;
+    const callerOf =
+      (upstream: GraphqlUpstream): UpstreamCall =>
+      (operation, variables) =>
+        upstream.execute(operation, variables, { bearer: (bearer ??= deps.identities.channelJwt(principal.teamCode, principal.channelId)), requestId });
     const result = await route.handle({
       principal,
       params: req.params as Record<string, string>,
       query: req.query as Record<string, unknown>,
       body: req.body,
-      gateway,
-      apiVersion,
+      gateway: callerOf(deps.gateway),
+      stock: callerOf(deps.stock),
+      channelUrl: channelUrlOf(req, deps, principal.pathChannelId),
+      apiVersion: deps.apiVersion,
+      settings: deps.settings,
     });
-    res.status(result.status).json(result.body);
+    if (isStreamed(result)) await sendJsonStream(req, res, result.status, result.chunks, deps.logger);
+    else res.status(result.status).json(result.body);
   };
+}
+
+/**
+ * The path channel's absolute URL as the client reaches it: PUBLIC_BASE_URL when configured, else
+ * the request's scheme and host (express believes `X-Forwarded-Proto`/`-Host` only from trusted proxies).
+ */
+function channelUrlOf(req: Request, deps: HandlerDeps, channelId: string): string {
+  const origin = deps.publicBaseUrl ?? `${req.protocol}://${req.host ?? 'localhost'}`;
+  return origin + deps.basePath.replace('{channelId}', encodeURIComponent(channelId));
 }
 
 /** `/v1/channels/{channelId}` -> `/v1/channels/:channelId`. */
