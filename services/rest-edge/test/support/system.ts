@@ -11,12 +11,15 @@ import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { closeServer, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
-import type { ServiceInstance } from '@pf/platform/service/service';
+import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
 import { createTestDatabase, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
 // The system under test, started in-process from source like production would start it.
 import { accountsService } from '../../../accounts/src';
+import { catalogService } from '../../../catalog/src';
+import { stockService } from '../../../stock/src';
 import { createGateway } from '../../../../gateway/src/gateway';
 import { DEFAULT_SUPERGRAPH_PATH } from '../../../../gateway/src/subgraphs';
+import { composeSupergraph } from './supergraph';
 import { loadRestEdgeConfig } from '../../src/config';
 import { loadContract } from '../../src/contract/openapi';
 import { createRestEdge, type RestEdge } from '../../src/edge';
@@ -84,6 +87,9 @@ export interface System {
   bus: EventBus;
   accountsUrl: string;
   gatewayUrl: string;
+  /** The catalog and stock subgraphs (started with `{ catalog: true }`). */
+  catalogUrl?: string;
+  stockUrl?: string;
   contract: ContractChecker;
   /** A GraphQL call through the gateway (back-office and operator identities). */
   graph<D = any>(identity: Identity, query: string, variables?: Record<string, unknown>): Promise<D>;
@@ -100,15 +106,26 @@ function agentFrom(address: string): Agent {
   return agent;
 }
 
+export interface SystemOptions {
+  /** A real Kafka broker instead of the in-memory bus. */
+  kafka?: boolean;
+  /**
+   * Also run the catalog and stock subgraphs (products, shipping methods, stock levels; stock
+   * fed by catalog events over the bus), with the gateway over a fresh composition of the
+   * subgraphs' SDL files (the committed supergraph is checked against one by scripts/test.sh).
+   */
+  catalog?: boolean;
+}
+
 /**
- * The real system the edge sits in front of: a migrated accounts database, the accounts subgraph
- * (with its outbox relay publishing to the bus), and the gateway over the committed supergraph,
- * each on an ephemeral port. Only accounts runs among the subgraphs: the edge's endpoints so far
- * read nothing else.
+ * The real system the edge sits in front of: a migrated database, the accounts subgraph (and,
+ * when asked, catalog and stock), each with its outbox relay publishing to the bus, and the
+ * gateway over the supergraph, each on an ephemeral port.
  */
-export async function startSystem(opts: { kafka?: boolean } = {}): Promise<System> {
+export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   const logs = new CapturedLogs('system');
-  const db = await createTestDatabase([{ schema: accountsService.schema!, migrationsDir: accountsService.migrationsDir! }]);
+  const services: ServiceDefinition[] = opts.catalog ? [accountsService, catalogService, stockService] : [accountsService];
+  const db = await createTestDatabase(services.map((s) => ({ schema: s.schema!, migrationsDir: s.migrationsDir! })));
   const topicPrefix = `pf-edge-test-${uniqueSuffix()}.`;
   const bus: EventBus = opts.kafka
     ? new KafkaEventBus({
@@ -129,20 +146,24 @@ export async function startSystem(opts: { kafka?: boolean } = {}): Promise<Syste
     return `http://127.0.0.1:${port}`;
   }
 
-  const accounts: ServiceInstance = await accountsService.create({
-    databaseUrl: db.url,
-    bus,
-    jwt: jwtOptions,
-    logger: logs.logger.child({ service: 'accounts' }),
-    env: { NODE_ENV: 'test', ACCOUNTS_DB_POOL_MAX: '4' },
-  });
-  await accounts.start();
-  stoppers.push(() => accounts.stop());
-  const accountsUrl = `${await serve(accounts.app)}/graphql`;
+  const subgraphUrls: Record<string, string> = {};
+  for (const def of services) {
+    const instance: ServiceInstance = await def.create({
+      databaseUrl: db.url,
+      bus,
+      jwt: jwtOptions,
+      logger: logs.logger.child({ service: def.name }),
+      env: { NODE_ENV: 'test', ACCOUNTS_DB_POOL_MAX: '4', CATALOG_DB_POOL_MAX: '4', STOCK_DB_POOL_MAX: '4' },
+    });
+    await instance.start();
+    stoppers.push(() => instance.stop());
+    subgraphUrls[def.name] = `${await serve(instance.app)}/graphql`;
+  }
+  const accountsUrl = subgraphUrls.accounts!;
 
   const gateway = await createGateway({
-    supergraphSdl: await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
-    subgraphUrls: { accounts: accountsUrl },
+    supergraphSdl: opts.catalog ? composeSupergraph() : await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
+    subgraphUrls,
     jwt: jwtOptions,
     logger: logs.logger.child({ service: 'gateway' }),
   });
@@ -158,6 +179,7 @@ export async function startSystem(opts: { kafka?: boolean } = {}): Promise<Syste
       NODE_ENV: 'test',
       GATEWAY_URL: gatewayUrl,
       ACCOUNTS_URL: accountsUrl,
+      ...(subgraphUrls.stock ? { STOCK_URL: subgraphUrls.stock } : {}),
       REDIS_URL: testInfra.redisUrl,
       REDIS_KEY_PREFIX: `pf-edge-test:${uniqueSuffix()}:`,
       JWT_SIGNING_KEY: jwtOptions.key,
@@ -211,6 +233,7 @@ export async function startSystem(opts: { kafka?: boolean } = {}): Promise<Syste
     bus,
     accountsUrl,
     gatewayUrl,
+    ...(subgraphUrls.catalog ? { catalogUrl: subgraphUrls.catalog, stockUrl: subgraphUrls.stock! } : {}),
     contract: new ContractChecker(loadContract().document),
     async graph(identity, query, variables) {
       const res = await request(gatewayUrl, {

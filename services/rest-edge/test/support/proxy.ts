@@ -1,0 +1,60 @@
+import http from 'node:http';
+import { closeServer, listen } from '@pf/platform/http/lifecycle';
+import { request } from 'undici';
+
+/**
+ * A transparent HTTP proxy in front of an upstream (the network between the edge and a
+ * subgraph): it counts the requests that cross it and can break the n-th one, as a failing
+ * network or upstream would. The upstream itself is real and untouched.
+ */
+export interface TappedUpstream {
+  /** The URL to give the edge instead of the upstream's. */
+  url: string;
+  /** Requests forwarded or broken so far. */
+  requests: number;
+  /** Answer request number n (from 1) with this status instead of forwarding it. */
+  failRequest(n: number, status?: number): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function tapUpstream(target: string): Promise<TappedUpstream> {
+  const targetUrl = new URL(target);
+  const failures = new Map<number, number>();
+  const server = http.createServer((req, res) => {
+    const n = ++tap.requests;
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const failure = failures.get(n);
+      if (failure !== undefined) {
+        res.writeHead(failure, { 'content-type': 'text/plain' }).end('broken by the test proxy');
+        return;
+      }
+      const headers = { ...req.headers };
+      delete headers.host;
+      delete headers.connection;
+      request(new URL(req.url ?? '/', targetUrl), { method: req.method as 'POST', headers, body: Buffer.concat(chunks) }).then(
+        async (upstream) => {
+          const body = Buffer.from(await upstream.body.arrayBuffer());
+          res.writeHead(upstream.statusCode, { 'content-type': String(upstream.headers['content-type'] ?? 'application/json') }).end(body);
+        },
+        () => res.destroy(),
+      );
+    });
+  });
+  const port = await listen(server, 0, '127.0.0.1');
+  const tap: TappedUpstream = {
+    url: `http://127.0.0.1:${port}${targetUrl.pathname}`,
+    requests: 0,
+    failRequest(n, status = 503) {
+      failures.set(n, status);
+    },
+    reset() {
+      failures.clear();
+      tap.requests = 0;
+    },
+    close: () => closeServer(server),
+  };
+  return tap;
+}
