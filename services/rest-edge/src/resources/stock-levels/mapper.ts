@@ -1,15 +1,10 @@
-import type { StockLevelFields } from './operation';
-
 /**
- * The stock levels of one feed page as the members of the `data` array (OpenAPI `StockLevel`:
- * `{"sku": ..., "stock": ...}`), comma-separated, without brackets: the streamed body is
- * `{"data":[` + the pages joined by commas + `]}`.
+ * The members of one feed page's JSON array (`[{"sku":...,"stock":...},...]`, as the stock
+ * service writes it for bulk readers), without the brackets: the streamed body is `{"data":[` +
+ * the pages' members joined by commas + `]}`. Empty for an empty page.
  */
-export function stockLevelItems(items: readonly StockLevelFields[]): string {
-  let out = '';
-  for (let i = 0; i < items.length; i++) {
-    const { sku, stock } = items[i]!;
-    out += `${i === 0 ? '' : ','}{"sku":${JSON.stringify(sku)},"stock":${JSON.stringify(stock)}}`;
-  }
-  return out;
+export function stockLevelMembers(itemsJson: string): string {
+  const text = itemsJson.trim();
+  if (!text.startsWith('[') || !text.endsWith(']')) throw new Error('The stock feed page is not a JSON array');
+  return text.slice(1, -1).trim();
 }

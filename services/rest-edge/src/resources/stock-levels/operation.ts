@@ -1,12 +1,11 @@
 import { defineOperation } from '../../upstream/graphql';
 
-export interface StockLevelFields {
-  sku: string | null;
-  stock: number;
-}
-
 export interface StockLevelPageFields {
-  items: StockLevelFields[];
+  /**
+   * The page's stock levels as the JSON text of an array of `{"sku": ..., "stock": ...}`, exactly
+   * the members of the REST body's `data`: the edge copies it without parsing or re-serialising a row.
+   */
+  itemsJson: string;
   /** The last product of this page; null on the last page. */
   nextCursor: string | null;
 }
@@ -18,6 +17,6 @@ export interface StockLevelPageFields {
  */
 export const EDGE_STOCK_LEVELS = defineOperation<{ after: string | null; first: number }, { stockLevels: StockLevelPageFields }>(`
   query EdgeStockLevels($after: String, $first: Int!) {
-    stockLevels(after: $after, first: $first) { nextCursor items { sku stock } }
+    stockLevels(after: $after, first: $first) { nextCursor itemsJson }
   }
 `);

@@ -1,6 +1,6 @@
 import { CHANNEL_SCOPED } from '../../domain/access';
 import type { ResourceRoute, UpstreamCall } from '../resource';
-import { stockLevelItems } from './mapper';
+import { stockLevelMembers } from './mapper';
 import { EDGE_STOCK_LEVELS, type StockLevelPageFields } from './operation';
 
 /**
@@ -34,14 +34,15 @@ export async function* stockLevelsDocument(stock: UpstreamCall, pageSize: number
   };
   let pending = fetchPage(null);
   let opening = '{"data":[';
-  let written = 0;
+  let written = false;
   for (;;) {
     const page = await pending;
     const last = page.nextCursor === null;
     if (!last) pending = fetchPage(page.nextCursor);
-    const separator = written > 0 && page.items.length > 0 ? ',' : '';
-    written += page.items.length;
-    yield opening + separator + stockLevelItems(page.items) + (last ? ']}' : '');
+    const members = stockLevelMembers(page.itemsJson);
+    const separator = written && members ? ',' : '';
+    written ||= members !== '';
+    yield opening + separator + members + (last ? ']}' : '');
     opening = '';
     if (last) return;
   }
