@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { parse } from 'yaml';
 import { PROBLEM_TYPE_BASE } from '@pf/platform/problems';
-import { loadContract, OPENAPI_PATH } from '../src/contract/openapi';
+import { HTTP_METHODS, loadContract, OPENAPI_PATH } from '../src/contract/openapi';
 import { INTERNAL_DETAIL } from '../src/http/errors';
 import { ContractChecker } from './support/contract';
 import { closeAgents, seedTeam, startSystem, type IssuedToken, type RunningEdge, type System } from './support/system';
@@ -43,7 +43,9 @@ describe('the OpenAPI contract', () => {
     it('documents, for every operation, the 401, 403 (where it applies), 429 and 500 answers and the version header', () => {
       const { document } = loadContract();
       for (const [path, item] of Object.entries(document.paths)) {
-        for (const [method, op] of Object.entries(item) as [string, { responses: Record<string, any> }][]) {
+        // Path-level members other than operations (`parameters`) are skipped.
+        const operations = Object.entries(item).filter(([key]) => (HTTP_METHODS as readonly string[]).includes(key));
+        for (const [method, op] of operations as [string, { responses: Record<string, any> }][]) {
           const statuses = Object.keys(op.responses);
           expect({ op: `${method} ${path}`, has: ['401', '403', '429', '500'].every((s) => statuses.includes(s)) }).toEqual({ op: `${method} ${path}`, has: true });
           for (const status of statuses) {

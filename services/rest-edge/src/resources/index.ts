@@ -1,4 +1,5 @@
 import { getChannel } from './channel/route';
+import { ORDER_ROUTES } from './orders/route';
 import { getProduct, listProducts } from './products/route';
 import type { ResourceRoute } from './resource';
 import { listShippingMethods } from './shipping-methods/route';
@@ -19,4 +20,5 @@ export const RESOURCE_ROUTES: readonly ResourceRoute[] = [
   validateSkus,
   listStockLevels,
   listShippingMethods,
+  ...ORDER_ROUTES,
 ];

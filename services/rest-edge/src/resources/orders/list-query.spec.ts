@@ -1,0 +1,61 @@
+import { paginate, pageUrls } from '../../domain/pagination';
+import { parseListOrdersQuery } from './list-query';
+
+describe('parseListOrdersQuery', () => {
+  it('defaults: first page of 15, newest first, no filter', () => {
+    expect(parseListOrdersQuery({})).toEqual({
+      filter: {},
+      sort: 'CREATED_DESC',
+      page: 1,
+      perPage: 15,
+      kept: [
+        ['status', undefined],
+        ['order-number', undefined],
+        ['updated-since', undefined],
+        ['created-since', undefined],
+        ['sort', undefined],
+        ['per-page', 15],
+      ],
+    });
+  });
+
+  it('reads every filter; status comma-separated, repeated or both, without duplicates', () => {
+    const q = parseListOrdersQuery({
+      status: ['queued,draft', 'queued'],
+      'order-number': 'A 1',
+      'updated-since': '2026-10-20T08:00:00Z',
+      'created-since': '2026-10-19T08:00:00+02:00',
+      sort: 'updated-asc',
+      page: '3',
+      'per-page': '50',
+    });
+    expect(q.filter).toEqual({
+      status: ['queued', 'draft'],
+      orderNumber: 'A 1',
+      updatedSince: '2026-10-20T08:00:00Z',
+      createdSince: '2026-10-19T08:00:00+02:00',
+    });
+    expect(q).toMatchObject({ sort: 'UPDATED_ASC', page: 3, perPage: 50 });
+  });
+
+  it('accepts values already coerced by the validator (numbers, arrays)', () => {
+    expect(parseListOrdersQuery({ status: ['complete', 'partial'], page: 2, 'per-page': 100 })).toMatchObject({
+      filter: { status: ['complete', 'partial'] },
+      page: 2,
+      perPage: 100,
+    });
+  });
+
+  it('page links repeat the filters, sort and per-page, percent-encoded', () => {
+    const q = parseListOrdersQuery({ status: 'queued,holding', 'order-number': 'A&B', sort: 'updated-asc', page: '2', 'per-page': '1' });
+    const url = 'https://api.example/v1/channels/acme-shop/orders';
+    const { links, meta } = paginate({ page: 2, perPage: 1, total: 3, lastPage: 3, from: 2, to: 2 }, url, pageUrls(url, q.kept));
+    expect(links).toEqual({
+      first: `${url}?status=queued%2Cholding&order-number=A%26B&sort=updated-asc&per-page=1&page=1`,
+      last: `${url}?status=queued%2Cholding&order-number=A%26B&sort=updated-asc&per-page=1&page=3`,
+      prev: `${url}?status=queued%2Cholding&order-number=A%26B&sort=updated-asc&per-page=1&page=1`,
+      next: `${url}?status=queued%2Cholding&order-number=A%26B&sort=updated-asc&per-page=1&page=3`,
+    });
+    expect(meta).toMatchObject({ current_page: 2, from: 2, to: 2, per_page: 1, last_page: 3, total: 3, path: url });
+  });
+});

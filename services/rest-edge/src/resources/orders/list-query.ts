@@ -1,0 +1,63 @@
+import type { OrderFilterInput, OrderSort } from './operation';
+
+/** `per-page` when the client sends none (the document's default). */
+export const DEFAULT_PER_PAGE = 15;
+
+/** `sort` values of the document and the subgraph's `OrderSort` each stands for. */
+const SORTS: Record<string, OrderSort> = { 'created-desc': 'CREATED_DESC', 'updated-asc': 'UPDATED_ASC' };
+
+export interface ListOrdersQuery {
+  filter: OrderFilterInput;
+  sort: OrderSort;
+  page: number;
+  perPage: number;
+  /** The request's other list parameters in document order (undefined when not given): every page link repeats them. */
+  kept: [name: string, value: string | number | undefined][];
+}
+
+/**
+ * Reads `GET /orders`'s query once the OpenAPI validation passed, so each value has its documented
+ * form. `status` is comma-separated (`style: form, explode: false`) and may also come repeated;
+ * every other parameter counts once (the last value). Unknown parameters are ignored.
+ */
+export function parseListOrdersQuery(query: Record<string, unknown>): ListOrdersQuery {
+  const one = (name: string): string | undefined => {
+    const v = query[name];
+    const s = Array.isArray(v) ? v[v.length - 1] : v;
+    return s === undefined || s === null ? undefined : String(s);
+  };
+  const statuses = [query.status]
+    .flat(2)
+    .filter((v) => v !== undefined && v !== null)
+    .flatMap((v) => String(v).split(','))
+    .filter((s) => s !== '');
+
+  const filter: OrderFilterInput = {};
+  if (statuses.length) filter.status = [...new Set(statuses)];
+  const orderNumber = one('order-number');
+  if (orderNumber !== undefined) filter.orderNumber = orderNumber;
+  const updatedSince = one('updated-since');
+  if (updatedSince !== undefined) filter.updatedSince = updatedSince;
+  const createdSince = one('created-since');
+  if (createdSince !== undefined) filter.createdSince = createdSince;
+
+  const sortName = one('sort');
+  const page = Number(one('page') ?? 1);
+  const perPage = Number(one('per-page') ?? DEFAULT_PER_PAGE);
+  const validPerPage = Number.isInteger(perPage) && perPage >= 1 ? perPage : DEFAULT_PER_PAGE;
+
+  return {
+    filter,
+    sort: (sortName !== undefined ? SORTS[sortName] : undefined) ?? 'CREATED_DESC',
+    page: Number.isInteger(page) && page >= 1 ? page : 1,
+    perPage: validPerPage,
+    kept: [
+      ['status', filter.status?.join(',')],
+      ['order-number', orderNumber],
+      ['updated-since', updatedSince],
+      ['created-since', createdSince],
+      ['sort', sortName],
+      ['per-page', validPerPage],
+    ],
+  };
+}

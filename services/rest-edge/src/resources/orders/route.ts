@@ -1,0 +1,143 @@
+import { Problem } from '@pf/platform/problems';
+import { CHANNEL_SCOPED } from '../../domain/access';
+import type { GatewayCall, ResourceRoute } from '../resource';
+import { paginate, pageUrls } from '../../domain/pagination';
+import { isUuid } from '../../domain/uuid';
+import { parseListOrdersQuery } from './list-query';
+import {
+  toAmendment,
+  toAmendOrderLinesInput,
+  toCreateOrderInput,
+  toOrderResource,
+  type AmendOrderLinesBody,
+  type CreateOrderBody,
+} from './mapper';
+import { EDGE_AMEND_ORDER_LINES, EDGE_CANCEL_ORDER, EDGE_CONFIRM_ORDER, EDGE_CREATE_ORDER, EDGE_ORDER, EDGE_ORDERS } from './operation';
+
+/**
+ * Rule O1: every order a channel may not see answers this one body, the orders service's own
+ * words for a uuid that names no order. The edge gives it itself for a path value that is not a
+ * uuid, so that too is indistinguishable.
+ */
+export const ORDER_NOT_FOUND_DETAIL = 'This order could not be found.';
+
+function orderUuidOf(params: Record<string, string>): string {
+  const uuid = params.orderUuid ?? '';
+  if (!isUuid(uuid)) throw Problem.notFound(ORDER_NOT_FOUND_DETAIL);
+  return uuid.toLowerCase();
+}
+
+/** The replay 409s of rule O2 (the orders service names the order; the edge adds it as `data`). */
+const REPLAY_PROBLEMS: ReadonlySet<string> = new Set(['order-already-confirmed', 'order-not-updatable']);
+
+/**
+ * A replay 409 carries the full existing order in REST shape. The orders service names it by
+ * `orderUuid`; it is read again here, through the same channel identity (it is an API order of
+ * this channel: that is how the replay found it), and `orderStatus` is taken from the same read so
+ * that it always equals `data.status`.
+ */
+async function withExistingOrder(problem: Problem, gateway: GatewayCall): Promise<Problem> {
+  const uuid = problem.extensions.orderUuid;
+  if (typeof uuid !== 'string') throw new Error(`The orders service answered ${problem.problemType} without orderUuid`);
+  const { order } = await gateway(EDGE_ORDER, { uuid });
+  if (!order) throw new Error(`The order ${uuid} of a ${problem.problemType} answer could not be read`);
+  return new Problem(problem.problemType, {
+    detail: problem.message,
+    extensions: { orderUuid: order.uuid, orderStatus: order.status, data: toOrderResource(order) },
+  });
+}
+
+export const createOrder: ResourceRoute = {
+  method: 'POST',
+  path: '/orders',
+  operationId: 'createOrder',
+  access: CHANNEL_SCOPED,
+  async handle({ body, gateway }) {
+    try {
+      const { createOrder: order } = await gateway(EDGE_CREATE_ORDER, { input: toCreateOrderInput(body as CreateOrderBody) });
+      // The one order response not wrapped in `data` (spec section 2).
+      return { status: 201, body: toOrderResource(order) };
+    } catch (err) {
+      if (err instanceof Problem && REPLAY_PROBLEMS.has(err.problemType)) throw await withExistingOrder(err, gateway);
+      throw err;
+    }
+  },
+};
+
+export const listOrders: ResourceRoute = {
+  method: 'GET',
+  path: '/orders',
+  operationId: 'listOrders',
+  access: CHANNEL_SCOPED,
+  async handle({ query, channelUrl, gateway }) {
+    const q = parseListOrdersQuery(query);
+    const { orders } = await gateway(EDGE_ORDERS, { filter: q.filter, page: q.page, perPage: q.perPage, sort: q.sort });
+    const listUrl = `${channelUrl}/orders`;
+    const { links, meta } = paginate(orders, listUrl, pageUrls(listUrl, q.kept));
+    return { status: 200, body: { data: orders.items.map(toOrderResource), links, meta } };
+  },
+};
+
+export const getOrder: ResourceRoute = {
+  method: 'GET',
+  path: '/orders/{orderUuid}',
+  operationId: 'getOrder',
+  access: CHANNEL_SCOPED,
+  async handle({ params, gateway }) {
+    const { order } = await gateway(EDGE_ORDER, { uuid: orderUuidOf(params) });
+    if (!order) throw Problem.notFound(ORDER_NOT_FOUND_DETAIL);
+    return { status: 200, body: { data: toOrderResource(order) } };
+  },
+};
+
+export const confirmOrder: ResourceRoute = {
+  method: 'PUT',
+  path: '/orders/{orderUuid}/confirm',
+  operationId: 'confirmOrder',
+  access: CHANNEL_SCOPED,
+  // The team's state is the orders service's to check: an already confirmed order answers 202
+  // even for an inactive team, which only the order's state can tell.
+  async handle({ params, body, gateway }) {
+    const uuid = orderUuidOf(params);
+    const code = (body as { shippingMethodCode?: string } | undefined)?.shippingMethodCode;
+    const { confirmOrder: order } = await gateway(EDGE_CONFIRM_ORDER, { uuid, input: code !== undefined ? { shippingMethodCode: code } : {} });
+    return { status: 202, body: { data: toOrderResource(order) } };
+  },
+};
+
+export const amendOrderLines: ResourceRoute = {
+  method: 'PUT',
+  path: '/orders/{orderUuid}/lines',
+  operationId: 'amendOrderLines',
+  access: CHANNEL_SCOPED,
+  async handle({ params, body, gateway }) {
+    const uuid = orderUuidOf(params);
+    const { amendOrderLines: result } = await gateway(EDGE_AMEND_ORDER_LINES, { uuid, input: toAmendOrderLinesInput(body as AmendOrderLinesBody) });
+    return { status: 200, body: { data: toOrderResource(result.order), amendment: toAmendment(result.amendment) } };
+  },
+};
+
+async function cancel(params: Record<string, string>, gateway: GatewayCall) {
+  const { cancelOrder: order } = await gateway(EDGE_CANCEL_ORDER, { uuid: orderUuidOf(params) });
+  return { status: 200, body: { data: toOrderResource(order) } };
+}
+
+export const cancelOrder: ResourceRoute = {
+  method: 'PUT',
+  path: '/orders/{orderUuid}/cancel',
+  operationId: 'cancelOrder',
+  access: CHANNEL_SCOPED,
+  handle: ({ params, gateway }) => cancel(params, gateway),
+};
+
+/** The same as `PUT /orders/{orderUuid}/cancel` (spec section 4). */
+export const deleteOrder: ResourceRoute = {
+  method: 'DELETE',
+  path: '/orders/{orderUuid}',
+  operationId: 'deleteOrder',
+  access: CHANNEL_SCOPED,
+  handle: ({ params, gateway }) => cancel(params, gateway),
+};
+
+/** Every order endpoint, in the document's order. */
+export const ORDER_ROUTES: readonly ResourceRoute[] = [createOrder, listOrders, getOrder, deleteOrder, confirmOrder, amendOrderLines, cancelOrder];
