@@ -1,34 +1,69 @@
 import path from 'node:path';
 import type { ServiceDefinition } from '@pf/platform/service/service';
 import { createSubgraphService } from '@pf/platform/service/subgraph-service';
+import { StockClient, type StockApi } from './adapters/stock-client';
+import { loadOrdersConfig } from './config';
+import { createPool, createPrismaClient, ORDERS_SCHEMA } from './db';
+import { consumeReadModels } from './events/read-model-consumer';
+import { resolvers, type OrdersContext } from './graphql/resolvers';
 import { loadOrdersTypeDefs } from './graphql/schema';
+import { TimerWorker } from './timers/timer-worker';
+import { OrdersUseCases } from './use-cases';
 
 export { ORDERS_SDL_PATH, loadOrdersTypeDefs } from './graphql/schema';
+export { OrdersUseCases } from './use-cases';
+export { createPrismaClient, createPool, ORDERS_SCHEMA } from './db';
+export { StockClient, type StockApi } from './adapters/stock-client';
 
 /** Absolute path of the orders SQL migrations (next to src/ and dist/, in the package root). */
 export const ORDERS_MIGRATIONS_DIR = path.resolve(__dirname, '..', 'migrations');
 
 /**
- * The orders subgraph: orders, lines, fulfilments and tracking and their state machine, on
- * Postgres schema `orders`. Until its features arrive it declares no
- * types of its own; it already has its schema (with the platform's outbox and inbox tables), its
- * outbox relay and its health checks.
+ * The orders subgraph: orders, lines, fulfilments and tracking, the state machine of section 3,
+ * replay (O2), amendment (O5) and visibility (O1), on Postgres schema `orders`; read models of
+ * teams, channels, products and shipping methods fed by events; stock holds through the stock
+ * service; durable countdown and schedule timers; events through its outbox. Settings: config.ts.
  */
 export const ordersService: ServiceDefinition = {
   name: 'orders',
-  schema: 'orders',
+  schema: ORDERS_SCHEMA,
   migrationsDir: ORDERS_MIGRATIONS_DIR,
   defaultPort: 4104,
   async create(deps) {
-    return createSubgraphService({
+    const cfg = loadOrdersConfig(deps.env);
+    const prisma = createPrismaClient(deps.databaseUrl, cfg.ORDERS_PRISMA_POOL_MAX);
+    const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX);
+    pool.on('error', (err) => deps.logger.warn({ err }, 'idle database connection failed'));
+    const stock: StockApi = new StockClient({
+      url: cfg.STOCK_URL,
+      timeoutMs: cfg.STOCK_TIMEOUT_MS,
+      jwt: { ...deps.jwt, key: cfg.JWT_SIGNING_KEY ?? deps.jwt.key, expiresInSeconds: 300 },
+    });
+    const orders = new OrdersUseCases({ pool, prisma, stock, countdownSeconds: cfg.ORDER_COUNTDOWN_SECONDS, logger: deps.logger });
+    const timers = new TimerWorker(orders.deps, {
+      pollMs: cfg.ORDERS_TIMER_POLL_MS,
+      leaseMs: cfg.ORDERS_TIMER_LEASE_MS,
+      batch: cfg.ORDERS_TIMER_BATCH,
+      maxAttempts: cfg.ORDERS_TIMER_MAX_ATTEMPTS,
+      logger: deps.logger.child({ component: 'order-timers' }),
+    });
+    return createSubgraphService<OrdersContext>({
       name: 'orders',
-      schema: 'orders',
+      schema: ORDERS_SCHEMA,
       databaseUrl: deps.databaseUrl,
       bus: deps.bus,
       jwt: deps.jwt,
       logger: deps.logger,
       typeDefs: loadOrdersTypeDefs(),
-      resolvers: {},
+      resolvers,
+      extendContext: (base) => ({ ...base, orders }),
+      consumers: [consumeReadModels(orders.deps, deps.logger)],
+      workers: [timers],
+      onStop: async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      },
+      introspection: cfg.NODE_ENV !== 'production',
     });
   },
 };

@@ -1,0 +1,133 @@
+import { signIdentity, type JwtSignOptions } from '@pf/platform/identity';
+import { isProblemTransport, Problem } from '@pf/platform/problems';
+import type { HeldLine } from '../domain/fulfilments';
+
+export interface HoldLine {
+  lineNumber: number;
+  productUuid: string;
+  quantity: number;
+}
+
+export interface Shortage {
+  productUuid: string;
+  sku: string | null;
+  requested: number;
+  available: number;
+}
+
+export type HoldOutcome = { kind: 'held'; lines: HeldLine[] } | { kind: 'short'; shortages: Shortage[] };
+
+/**
+ * What orders needs from the stock service: its hold API. Holding again for the same order
+ * replaces the order's placed holds atomically; releasing or consuming again does nothing.
+ */
+export interface StockApi {
+  holdStock(input: { teamCode: string; orderUuid: string; lines: HoldLine[] }): Promise<HoldOutcome>;
+  releaseHolds(orderUuid: string): Promise<void>;
+  consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void>;
+}
+
+/** The stock service did not give a usable answer (down, timed out, an unexpected error). */
+export class StockUnavailableError extends Error {
+  override name = 'StockUnavailableError';
+}
+
+const HOLD = /* GraphQL */ `
+  mutation ($input: HoldStockInput!) {
+    holdStock(input: $input) {
+      __typename
+      ... on StockHeld { lines { lineNumber productUuid quantity allocations { location { code countryCode } quantity } } }
+      ... on StockShort { shortages { productUuid sku requested available } }
+    }
+  }`;
+const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!) { releaseHolds(orderUuid: $orderUuid) { lineNumber } }`;
+const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber } }`;
+
+interface GraphQLAnswer {
+  data?: Record<string, any> | null;
+  errors?: { message: string; extensions?: { problem?: unknown } }[];
+}
+
+/**
+ * Calls the stock subgraph directly (not through the gateway: its hold API is @inaccessible
+ * there) with a short-lived service identity this service signs.
+ */
+export class StockClient implements StockApi {
+  private token?: { value: string; renewAt: number };
+
+  constructor(
+    private readonly opts: {
+      url: string;
+      jwt: JwtSignOptions;
+      timeoutMs: number;
+    },
+  ) {}
+
+  async holdStock(input: { teamCode: string; orderUuid: string; lines: HoldLine[] }): Promise<HoldOutcome> {
+    let data: Record<string, any>;
+    try {
+      data = await this.call(HOLD, { input });
+    } catch (err) {
+      // A product the stock service does not know (yet) cannot be held: short, with nothing available.
+      if (err instanceof Problem && err.problemType === 'validation-failed') {
+        const unknown = new Set(
+          (err.violations ?? []).map((v) => /^input\.lines\[(\d+)\]/.exec(v.property)?.[1]).filter((i): i is string => i !== undefined).map(Number),
+        );
+        if (unknown.size > 0) {
+          return {
+            kind: 'short',
+            shortages: [...unknown].map((i) => ({ productUuid: input.lines[i]!.productUuid, sku: null, requested: input.lines[i]!.quantity, available: 0 })),
+          };
+        }
+      }
+      throw err;
+    }
+    const r = data.holdStock;
+    if (r?.__typename === 'StockHeld') return { kind: 'held', lines: r.lines };
+    if (r?.__typename === 'StockShort') return { kind: 'short', shortages: r.shortages };
+    throw new StockUnavailableError('holdStock gave no result');
+  }
+
+  async releaseHolds(orderUuid: string): Promise<void> {
+    await this.call(RELEASE, { orderUuid });
+  }
+
+  async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void> {
+    await this.call(CONSUME, { orderUuid, locationCodes: locationCodes ?? null });
+  }
+
+  private bearer(): string {
+    const now = Date.now();
+    if (!this.token || now >= this.token.renewAt) {
+      this.token = {
+        value: signIdentity({ kind: 'service', service: 'orders' }, this.opts.jwt),
+        renewAt: now + Math.max(this.opts.jwt.expiresInSeconds * 1000 - 60_000, (this.opts.jwt.expiresInSeconds * 1000) / 2),
+      };
+    }
+    return this.token.value;
+  }
+
+  /** Problems of the stock service come back as Problems; anything else is StockUnavailableError. */
+  private async call(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> {
+    let answer: GraphQLAnswer;
+    try {
+      const res = await fetch(this.opts.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${this.bearer()}` },
+        body: JSON.stringify({ query, variables }),
+        signal: AbortSignal.timeout(this.opts.timeoutMs),
+      });
+      answer = (await res.json()) as GraphQLAnswer;
+    } catch (err) {
+      throw new StockUnavailableError(`The stock service did not answer: ${(err as Error).message}`, { cause: err });
+    }
+    const error = answer.errors?.[0];
+    if (error) {
+      const problem = error.extensions?.problem;
+      if (isProblemTransport(problem)) throw Problem.fromTransport(problem);
+      throw new StockUnavailableError(`The stock service failed: ${error.message}`);
+    }
+    if (!answer.data) throw new StockUnavailableError('The stock service answered without data');
+    return answer.data;
+  }
+}

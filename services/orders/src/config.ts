@@ -1,0 +1,31 @@
+import { commonConfigShape, env, loadConfig } from '@pf/platform/config';
+
+/** Settings of the orders service itself, read from the environment (ServiceDeps.env). */
+export const ordersConfigShape = {
+  NODE_ENV: commonConfigShape.NODE_ENV,
+  /** Connections of the pg pool the use cases run on. */
+  ORDERS_DB_POOL_MAX: env.int(10, 1, 200),
+  /** Connections of the Prisma pool (read models, lists, history). */
+  ORDERS_PRISMA_POOL_MAX: env.int(4, 1, 100),
+  /** How long a confirmed order stays queued (and amendable) before it goes to processing. */
+  ORDER_COUNTDOWN_SECONDS: env.int(900, 0, 30 * 24 * 3600),
+  /** How often the timer worker looks for due countdowns and schedules. */
+  ORDERS_TIMER_POLL_MS: env.int(1000, 10, 600_000),
+  /** How long a claimed timer stays claimed; after that another replica may take it over. */
+  ORDERS_TIMER_LEASE_MS: env.int(60_000, 100, 3_600_000),
+  /** Timers claimed per poll. */
+  ORDERS_TIMER_BATCH: env.int(20, 1, 1000),
+  /** Failed attempts to send an order before it moves to `error`. */
+  ORDERS_TIMER_MAX_ATTEMPTS: env.int(8, 1, 1000),
+  /** The stock subgraph, called directly for holds (with a service identity this service signs). */
+  STOCK_URL: env.url('http://127.0.0.1:4103/graphql'),
+  STOCK_TIMEOUT_MS: env.int(10_000, 100, 120_000),
+  /** Key that signs the service identity; default: the HS verify key (like the REST edge). */
+  JWT_SIGNING_KEY: env.optionalString(),
+};
+
+export type OrdersConfig = ReturnType<typeof loadOrdersConfig>;
+
+export function loadOrdersConfig(source: NodeJS.ProcessEnv = process.env) {
+  return loadConfig(ordersConfigShape, source);
+}

@@ -1,0 +1,426 @@
+import type pg from 'pg';
+import type { Fulfilment, Order, OrderLine, ShippingMethodChoice, StatusChange } from '../domain/model';
+import type { NewFulfilment } from '../domain/fulfilments';
+import type { ShippingDetails } from '../domain/order-input';
+import type { FulfilmentStatus, OrderStatus } from '../domain/order-state-machine';
+
+/**
+ * The order tables, in typed raw SQL on pg (the hot path: create, replay, confirm). `Sql` is the
+ * pool (reads) or a use case's transaction client. Names are schema-qualified.
+ */
+export type Sql = pg.Pool | pg.PoolClient;
+
+interface OrderRow {
+  uuid: string;
+  team_code: string;
+  channel_id: string;
+  origin: Order['origin'];
+  order_number: string;
+  print_trail_order_number: string;
+  status: OrderStatus;
+  fulfillable_status: Order['fulfillableStatus'];
+  fulfillable_from: Date;
+  scheduled_at: Date | null;
+  confirmed_at: Date | null;
+  stock_held: boolean;
+  shipping_method_code: string | null;
+  shipping_method_name: string | null;
+  ship_first_name: string | null;
+  ship_last_name: string | null;
+  ship_company_name: string | null;
+  ship_address1: string | null;
+  ship_address2: string | null;
+  ship_address3: string | null;
+  ship_address4: string | null;
+  ship_city: string | null;
+  ship_postal_code: string | null;
+  ship_state_name: string | null;
+  ship_state_code: string | null;
+  ship_country_name: string | null;
+  ship_country_code: string | null;
+  ship_email: string | null;
+  ship_phone: string | null;
+  created_at: Date;
+  updated_at: Date;
+  version: number;
+  lines: { lineNumber: number; sku: string; quantity: number; productUuid: string | null }[];
+  fulfilments: {
+    uuid: string;
+    status: FulfilmentStatus;
+    code: string;
+    countryCode: string;
+    methodCode: string | null;
+    methodName: string | null;
+    createdAt: string;
+    updatedAt: string;
+    lines: { lineNumber: number; sku: string; quantity: number }[] | null;
+    tracking: { carrier: string | null; trackingNumber: string | null; trackingUrl: string | null; methodCode: string | null; methodName: string | null; createdAt: string }[] | null;
+  }[];
+}
+
+/** One query for orders with their lines, fulfilments, fulfilment lines and tracking. */
+const ORDER_SELECT = `
+  SELECT o.uuid::text AS uuid, o.team_code, o.channel_id, o.origin, o.order_number, o.print_trail_order_number, o.status,
+         o.fulfillable_status, o.fulfillable_from, o.scheduled_at, o.confirmed_at, o.stock_held, o.shipping_method_code,
+         o.shipping_method_name, o.ship_first_name, o.ship_last_name, o.ship_company_name, o.ship_address1, o.ship_address2,
+         o.ship_address3, o.ship_address4, o.ship_city, o.ship_postal_code, o.ship_state_name, o.ship_state_code,
+         o.ship_country_name, o.ship_country_code, o.ship_email, o.ship_phone, o.created_at, o.updated_at, o.version,
+         COALESCE((SELECT json_agg(json_build_object('lineNumber', l.line_number, 'sku', l.sku, 'quantity', l.quantity,
+                                                     'productUuid', l.product_uuid) ORDER BY l.line_number)
+                     FROM orders.order_line l WHERE l.order_uuid = o.uuid), '[]'::json) AS lines,
+         COALESCE((SELECT json_agg(json_build_object(
+                     'uuid', f.uuid, 'status', f.status, 'code', f.supplier_location_code, 'countryCode', f.supplier_country_code,
+                     'methodCode', f.shipping_method_code, 'methodName', f.shipping_method_name,
+                     'createdAt', f.created_at, 'updatedAt', f.updated_at,
+                     'lines', (SELECT json_agg(json_build_object('lineNumber', fl.line_number, 'sku', fl.sku, 'quantity', fl.quantity)
+                                               ORDER BY fl.line_number)
+                                 FROM orders.fulfilment_line fl WHERE fl.fulfilment_uuid = f.uuid),
+                     'tracking', (SELECT json_agg(json_build_object('carrier', t.carrier, 'trackingNumber', t.tracking_number,
+                                                  'trackingUrl', t.tracking_url, 'methodCode', t.method_code,
+                                                  'methodName', t.method_name, 'createdAt', t.created_at) ORDER BY t.id)
+                                    FROM orders.tracking_detail t WHERE t.fulfilment_uuid = f.uuid))
+                   ORDER BY f.created_at, f.supplier_location_code)
+                     FROM orders.fulfilment f WHERE f.order_uuid = o.uuid), '[]'::json) AS fulfilments
+    FROM orders.orders o`;
+
+function toOrder(r: OrderRow): Order {
+  const hasShipping = [
+    r.ship_first_name,
+    r.ship_last_name,
+    r.ship_company_name,
+    r.ship_address1,
+    r.ship_address2,
+    r.ship_address3,
+    r.ship_address4,
+    r.ship_city,
+    r.ship_postal_code,
+    r.ship_state_name,
+    r.ship_state_code,
+    r.ship_country_name,
+    r.ship_country_code,
+    r.ship_email,
+    r.ship_phone,
+  ].some((v) => v !== null);
+  const shippingDetails: ShippingDetails | null = hasShipping
+    ? {
+        firstName: r.ship_first_name,
+        lastName: r.ship_last_name,
+        companyName: r.ship_company_name,
+        address1: r.ship_address1,
+        address2: r.ship_address2,
+        address3: r.ship_address3,
+        address4: r.ship_address4,
+        city: r.ship_city,
+        postalCode: r.ship_postal_code,
+        state: r.ship_state_name !== null || r.ship_state_code !== null ? { name: r.ship_state_name, code: r.ship_state_code } : null,
+        country: r.ship_country_name !== null || r.ship_country_code !== null ? { name: r.ship_country_name, code: r.ship_country_code } : null,
+        email: r.ship_email,
+        phone: r.ship_phone,
+      }
+    : null;
+  const fulfilments: Fulfilment[] = r.fulfilments.map((f) => ({
+    uuid: f.uuid,
+    status: f.status,
+    supplierLocation: { code: f.code, countryCode: f.countryCode },
+    shippingMethod: f.methodCode !== null ? { code: f.methodCode, name: f.methodName ?? f.methodCode } : null,
+    lines: f.lines ?? [],
+    trackingDetails: (f.tracking ?? []).map((t) => ({ ...t, fulfilmentUuid: f.uuid, createdAt: new Date(t.createdAt) })),
+    createdAt: new Date(f.createdAt),
+    updatedAt: new Date(f.updatedAt),
+  }));
+  return {
+    uuid: r.uuid,
+    teamCode: r.team_code,
+    channelId: r.channel_id,
+    origin: r.origin,
+    orderNumber: r.order_number,
+    printTrailOrderNumber: r.print_trail_order_number,
+    status: r.status,
+    fulfillableStatus: r.fulfillable_status,
+    fulfillableFrom: r.fulfillable_from,
+    scheduledAt: r.scheduled_at,
+    confirmedAt: r.confirmed_at,
+    stockHeld: r.stock_held,
+    shippingMethod: r.shipping_method_code !== null ? { code: r.shipping_method_code, name: r.shipping_method_name ?? r.shipping_method_code } : null,
+    shippingDetails,
+    lines: r.lines,
+    fulfilments,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    version: r.version,
+  };
+}
+
+/** Orders by uuid, in the order asked (unknown uuids are left out). */
+export async function loadOrders(db: Sql, uuids: readonly string[]): Promise<Order[]> {
+  if (uuids.length === 0) return [];
+  const { rows } = await db.query<OrderRow>(`${ORDER_SELECT} WHERE o.uuid = ANY($1::uuid[])`, [uuids]);
+  const byUuid = new Map(rows.map((r) => [r.uuid, toOrder(r)]));
+  return uuids.flatMap((u) => byUuid.get(u) ?? []);
+}
+
+export async function loadOrder(db: Sql, uuid: string): Promise<Order | null> {
+  return (await loadOrders(db, [uuid]))[0] ?? null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/**
+ * Locks the order row for the rest of the transaction and loads the order. `nowait`: a row
+ * another transaction holds answers 'locked' at once instead of waiting.
+ */
+export async function lockAndLoadOrder(tx: pg.PoolClient, uuid: string, opts: { nowait?: boolean } = {}): Promise<Order | null | 'locked'> {
+  if (!isUuid(uuid)) return null;
+  try {
+    const { rowCount } = await tx.query(`SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE${opts.nowait ? ' NOWAIT' : ''}`, [uuid]);
+    if (!rowCount) return null;
+  } catch (err) {
+    if ((err as { code?: string }).code === '55P03') return 'locked';
+    throw err;
+  }
+  return loadOrder(tx, uuid);
+}
+
+/** The order a fulfilment belongs to, locked. */
+export async function lockOrderOfFulfilment(tx: pg.PoolClient, fulfilmentUuid: string): Promise<Order | null> {
+  if (!isUuid(fulfilmentUuid)) return null;
+  const { rows } = await tx.query<{ uuid: string }>(
+    `SELECT o.uuid::text AS uuid FROM orders.orders o JOIN orders.fulfilment f ON f.order_uuid = o.uuid
+      WHERE f.uuid = $1::uuid FOR UPDATE OF o`,
+    [fulfilmentUuid],
+  );
+  return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
+}
+
+/**
+ * Serialises every create and replay of one order number on one channel (rule O2): concurrent
+ * identical requests run one after the other, and the later ones find the order the first made.
+ */
+export async function lockOrderNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<void> {
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`orders:${channelId}\u0000${orderNumber}`]);
+}
+
+/** The API order with this number on the channel, locked. */
+export async function lockApiOrderByNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<Order | null> {
+  const { rows } = await tx.query<{ uuid: string }>(
+    `SELECT uuid::text AS uuid FROM orders.orders WHERE channel_id = $1 AND order_number = $2 AND origin = 'api' FOR UPDATE`,
+    [channelId, orderNumber],
+  );
+  return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
+}
+
+/** Whether another order of the team (not `exceptUuid`) uses this printTrailOrderNumber. */
+export async function printTrailNumberTaken(db: Sql, teamCode: string, printTrailOrderNumber: string, exceptUuid: string | null): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `SELECT 1 FROM orders.orders WHERE team_code = $1 AND print_trail_order_number = $2 AND ($3::uuid IS NULL OR uuid <> $3::uuid)`,
+    [teamCode, printTrailOrderNumber, exceptUuid],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+const SHIP_COLUMNS = [
+  'ship_first_name',
+  'ship_last_name',
+  'ship_company_name',
+  'ship_address1',
+  'ship_address2',
+  'ship_address3',
+  'ship_address4',
+  'ship_city',
+  'ship_postal_code',
+  'ship_state_name',
+  'ship_state_code',
+  'ship_country_name',
+  'ship_country_code',
+  'ship_email',
+  'ship_phone',
+] as const;
+
+function shipValues(d: ShippingDetails | null): (string | null)[] {
+  return [
+    d?.firstName ?? null,
+    d?.lastName ?? null,
+    d?.companyName ?? null,
+    d?.address1 ?? null,
+    d?.address2 ?? null,
+    d?.address3 ?? null,
+    d?.address4 ?? null,
+    d?.city ?? null,
+    d?.postalCode ?? null,
+    d?.state?.name ?? null,
+    d?.state?.code ?? null,
+    d?.country?.name ?? null,
+    d?.country?.code ?? null,
+    d?.email ?? null,
+    d?.phone ?? null,
+  ];
+}
+
+/** Inserts the order row and its lines in one statement. */
+export async function insertOrder(tx: Sql, o: Order): Promise<void> {
+  const base = [
+    o.uuid,
+    o.teamCode,
+    o.channelId,
+    o.origin,
+    o.orderNumber,
+    o.printTrailOrderNumber,
+    o.status,
+    o.fulfillableStatus,
+    o.fulfillableFrom,
+    o.scheduledAt,
+    o.confirmedAt,
+    o.stockHeld,
+    o.shippingMethod?.code ?? null,
+    o.shippingMethod?.name ?? null,
+    ...shipValues(o.shippingDetails),
+    o.createdAt,
+    o.updatedAt,
+    o.version,
+  ];
+  const placeholders = base.map((_, i) => `$${i + 1}`).join(', ');
+  const n = base.length;
+  await tx.query(
+    `WITH o AS (
+       INSERT INTO orders.orders (uuid, team_code, channel_id, origin, order_number, print_trail_order_number, status,
+         fulfillable_status, fulfillable_from, scheduled_at, confirmed_at, stock_held, shipping_method_code,
+         shipping_method_name, ${SHIP_COLUMNS.join(', ')}, created_at, updated_at, version)
+       VALUES (${placeholders}) RETURNING uuid)
+     INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
+     SELECT o.uuid, l.line_number, l.sku, l.quantity, l.product_uuid
+       FROM o, unnest($${n + 1}::int[], $${n + 2}::text[], $${n + 3}::int[], $${n + 4}::uuid[]) AS l(line_number, sku, quantity, product_uuid)`,
+    [...base, ...lineArrays(o.lines)],
+  );
+}
+
+function lineArrays(lines: readonly OrderLine[]): unknown[] {
+  return [lines.map((l) => l.lineNumber), lines.map((l) => l.sku), lines.map((l) => l.quantity), lines.map((l) => l.productUuid)];
+}
+
+/** Writes every order column (the use case changed the order in memory); bumps version and updated_at. */
+export async function updateOrder(tx: Sql, o: Order): Promise<void> {
+  const values = [
+    o.uuid,
+    o.printTrailOrderNumber,
+    o.status,
+    o.fulfillableStatus,
+    o.fulfillableFrom,
+    o.scheduledAt,
+    o.confirmedAt,
+    o.stockHeld,
+    o.shippingMethod?.code ?? null,
+    o.shippingMethod?.name ?? null,
+    ...shipValues(o.shippingDetails),
+    o.updatedAt,
+  ];
+  const ship = SHIP_COLUMNS.map((c, i) => `${c} = $${11 + i}`).join(', ');
+  await tx.query(
+    `UPDATE orders.orders SET print_trail_order_number = $2, status = $3, fulfillable_status = $4, fulfillable_from = $5,
+            scheduled_at = $6, confirmed_at = $7, stock_held = $8, shipping_method_code = $9, shipping_method_name = $10,
+            ${ship}, updated_at = $${11 + SHIP_COLUMNS.length}, version = version + 1
+      WHERE uuid = $1::uuid`,
+    values,
+  );
+}
+
+/** Replaces the order's lines with these. */
+export async function replaceLines(tx: Sql, orderUuid: string, lines: readonly OrderLine[]): Promise<void> {
+  // Two statements: a DELETE and an INSERT of the same keys in one statement may see each other's rows.
+  await tx.query(`DELETE FROM orders.order_line WHERE order_uuid = $1::uuid`, [orderUuid]);
+  await tx.query(
+    `INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
+     SELECT $1::uuid, l.line_number, l.sku, l.quantity, l.product_uuid
+       FROM unnest($2::int[], $3::text[], $4::int[], $5::uuid[]) AS l(line_number, sku, quantity, product_uuid)`,
+    [orderUuid, ...lineArrays(lines)],
+  );
+}
+
+/** Inserts draft fulfilments with their lines. */
+export async function insertFulfilments(tx: Sql, orderUuid: string, fulfilments: readonly NewFulfilment[], at: Date): Promise<void> {
+  if (fulfilments.length === 0) return;
+  await tx.query(
+    `INSERT INTO orders.fulfilment (uuid, order_uuid, status, supplier_location_code, supplier_country_code, shipping_method_code,
+                                    shipping_method_name, created_at, updated_at)
+     SELECT f.uuid, $1::uuid, 'draft', f.code, f.country, f.method_code, f.method_name, $7, $7
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS f(uuid, code, country, method_code, method_name)`,
+    [
+      orderUuid,
+      fulfilments.map((f) => f.uuid),
+      fulfilments.map((f) => f.supplierLocation.code),
+      fulfilments.map((f) => f.supplierLocation.countryCode),
+      fulfilments.map((f) => f.shippingMethod?.code ?? null),
+      fulfilments.map((f) => f.shippingMethod?.name ?? null),
+      at,
+    ],
+  );
+  const lines = fulfilments.flatMap((f) => f.lines.map((l) => ({ f: f.uuid, ...l })));
+  await tx.query(
+    `INSERT INTO orders.fulfilment_line (fulfilment_uuid, line_number, sku, quantity)
+     SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[])`,
+    [lines.map((l) => l.f), lines.map((l) => l.lineNumber), lines.map((l) => l.sku), lines.map((l) => l.quantity)],
+  );
+}
+
+/** Drops every fulfilment of the order (with lines and tracking). */
+export async function deleteFulfilments(tx: Sql, orderUuid: string): Promise<void> {
+  await tx.query(`DELETE FROM orders.fulfilment WHERE order_uuid = $1::uuid`, [orderUuid]);
+}
+
+export async function setFulfilmentStatuses(tx: Sql, changes: readonly { uuid: string; status: FulfilmentStatus }[], at: Date): Promise<void> {
+  if (changes.length === 0) return;
+  await tx.query(
+    `UPDATE orders.fulfilment f SET status = c.status, updated_at = $3
+       FROM unnest($1::uuid[], $2::text[]) AS c(uuid, status) WHERE f.uuid = c.uuid`,
+    [changes.map((c) => c.uuid), changes.map((c) => c.status), at],
+  );
+}
+
+export async function insertTracking(
+  tx: Sql,
+  fulfilmentUuid: string,
+  details: readonly { carrier: string | null; trackingNumber: string | null; trackingUrl: string | null; methodCode: string | null; methodName: string | null }[],
+  at: Date,
+): Promise<void> {
+  if (details.length === 0) return;
+  await tx.query(
+    `INSERT INTO orders.tracking_detail (fulfilment_uuid, carrier, tracking_number, tracking_url, method_code, method_name, created_at)
+     SELECT $1::uuid, t.*, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t`,
+    [
+      fulfilmentUuid,
+      details.map((d) => d.carrier),
+      details.map((d) => d.trackingNumber),
+      details.map((d) => d.trackingUrl),
+      details.map((d) => d.methodCode),
+      details.map((d) => d.methodName),
+      at,
+    ],
+  );
+}
+
+export async function insertStatusChange(tx: Sql, orderUuid: string, change: StatusChange): Promise<void> {
+  await tx.query(
+    `INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger, reason)
+     VALUES ($1::uuid, $2, $3, $4, $5, $6, $7)`,
+    [orderUuid, change.from, change.to, change.at, change.actor, change.trigger, change.reason],
+  );
+}
+
+/** Sets (or replaces) the order's durable timer. */
+export async function setTimer(tx: Sql, orderUuid: string, kind: 'countdown' | 'schedule', dueAt: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO orders.order_timer (order_uuid, kind, due_at) VALUES ($1::uuid, $2, $3)
+     ON CONFLICT (order_uuid) DO UPDATE SET kind = EXCLUDED.kind, due_at = EXCLUDED.due_at, claimed_by = NULL,
+                                            claimed_until = NULL, attempts = 0, last_error = NULL`,
+    [orderUuid, kind, dueAt],
+  );
+}
+
+export async function clearTimer(tx: Sql, orderUuid: string): Promise<void> {
+  await tx.query(`DELETE FROM orders.order_timer WHERE order_uuid = $1::uuid`, [orderUuid]);
+}
+
+export type { ShippingMethodChoice };

@@ -1,0 +1,116 @@
+import type { ChannelState, TeamState } from '../domain/read-models';
+import type { ShippingMethodFacts } from '../domain/model';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import type { ProductState, ShippingMethodState } from '@pf/platform/events/catalog';
+import type { Sql } from './order-repository';
+
+/** The consumer's transaction (Prisma), for the inbox and the read-model upserts. */
+export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** Newest product state by catalog version; a stale or replayed one changes nothing. */
+export async function applyProductState(db: Db, s: ProductState): Promise<boolean> {
+  const n = await db.$executeRawUnsafe(
+    `INSERT INTO orders.product AS p (uuid, team_code, sku, active_state, deleted, version)
+     VALUES ($1::uuid, $2, $3, $4, $5, $6)
+     ON CONFLICT (uuid) DO UPDATE SET sku = EXCLUDED.sku, active_state = EXCLUDED.active_state, deleted = EXCLUDED.deleted,
+                                      version = EXCLUDED.version
+      WHERE p.version < EXCLUDED.version AND p.team_code = EXCLUDED.team_code`,
+    s.productUuid,
+    s.teamCode,
+    s.sku,
+    s.activeState,
+    s.deleted,
+    s.version,
+  );
+  return n > 0;
+}
+
+export async function applyShippingMethodState(db: Db, s: ShippingMethodState): Promise<boolean> {
+  const n = await db.$executeRawUnsafe(
+    `INSERT INTO orders.shipping_method AS m (team_code, code, name, carrier, active, deleted, country_codes, priority, version)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::text[], $8, $9)
+     ON CONFLICT (team_code, code) DO UPDATE SET name = EXCLUDED.name, carrier = EXCLUDED.carrier, active = EXCLUDED.active,
+            deleted = EXCLUDED.deleted, country_codes = EXCLUDED.country_codes, priority = EXCLUDED.priority, version = EXCLUDED.version
+      WHERE m.version < EXCLUDED.version`,
+    s.teamCode,
+    s.code,
+    s.name,
+    s.carrier,
+    s.active,
+    s.deleted,
+    s.countryCodes ?? [],
+    s.priority ?? 100,
+    s.version,
+  );
+  return n > 0;
+}
+
+/** Accounts events carry no version: the event's occurredAt orders the states of one team. */
+export async function applyTeamState(db: Db, s: TeamState, at: Date): Promise<boolean> {
+  const n = await db.$executeRawUnsafe(
+    `INSERT INTO orders.team AS t (team_code, name, active, state_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (team_code) DO UPDATE SET name = EXCLUDED.name, active = EXCLUDED.active, state_at = EXCLUDED.state_at
+      WHERE t.state_at <= EXCLUDED.state_at`,
+    s.teamCode,
+    s.name,
+    s.active,
+    at,
+  );
+  return n > 0;
+}
+
+export async function applyChannelState(db: Db, s: ChannelState, at: Date): Promise<boolean> {
+  const n = await db.$executeRawUnsafe(
+    `INSERT INTO orders.channel AS c (channel_id, team_code, channel_code, name, active, standard, state_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (channel_id) DO UPDATE SET name = EXCLUDED.name, active = EXCLUDED.active, standard = EXCLUDED.standard,
+                                            state_at = EXCLUDED.state_at
+      WHERE c.state_at <= EXCLUDED.state_at AND c.team_code = EXCLUDED.team_code`,
+    s.channelId,
+    s.teamCode,
+    s.channelCode,
+    s.name,
+    s.active,
+    s.standard,
+    at,
+  );
+  return n > 0;
+}
+
+/** The team's activity, or null when its events have not arrived. */
+export async function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
+  const { rows } = await db.query<{ active: boolean }>(`SELECT active FROM orders.team WHERE team_code = $1`, [teamCode]);
+  return rows[0]?.active ?? null;
+}
+
+/** The team's live products with one of these SKUs, by SKU. */
+export async function liveProductsBySku(db: Sql, teamCode: string, skus: readonly string[]): Promise<Map<string, string>> {
+  if (skus.length === 0) return new Map();
+  const { rows } = await db.query<{ sku: string; uuid: string }>(
+    `SELECT sku, uuid::text AS uuid FROM orders.product WHERE team_code = $1 AND sku = ANY($2::text[]) AND NOT deleted`,
+    [teamCode, [...new Set(skus)]],
+  );
+  return new Map(rows.map((r) => [r.sku, r.uuid]));
+}
+
+export async function shippingMethodsOf(db: Sql, teamCode: string): Promise<ShippingMethodFacts[]> {
+  const { rows } = await db.query<{ team_code: string; code: string; name: string; active: boolean; deleted: boolean; country_codes: string[]; priority: number }>(
+    `SELECT team_code, code, name, active, deleted, country_codes, priority FROM orders.shipping_method WHERE team_code = $1`,
+    [teamCode],
+  );
+  return rows.map((r) => ({ teamCode: r.team_code, code: r.code, name: r.name, active: r.active, deleted: r.deleted, countryCodes: r.country_codes, priority: r.priority }));
+}
+
+export async function findChannel(db: Sql, channelId: string): Promise<{ channelId: string; teamCode: string; channelCode: string; standard: boolean; active: boolean } | null> {
+  const { rows } = await db.query<{ channel_id: string; team_code: string; channel_code: string; standard: boolean; active: boolean }>(
+    `SELECT channel_id, team_code, channel_code, standard, active FROM orders.channel WHERE channel_id = $1`,
+    [channelId],
+  );
+  const r = rows[0];
+  return r ? { channelId: r.channel_id, teamCode: r.team_code, channelCode: r.channel_code, standard: r.standard, active: r.active } : null;
+}
+
+export async function standardChannelOf(db: Sql, teamCode: string): Promise<string | null> {
+  const { rows } = await db.query<{ channel_id: string }>(`SELECT channel_id FROM orders.channel WHERE team_code = $1 AND standard`, [teamCode]);
+  return rows[0]?.channel_id ?? null;
+}

@@ -1,0 +1,130 @@
+import type { Identity } from '@pf/platform/identity';
+import { Problem } from '@pf/platform/problems';
+import { StockUnavailableError } from '../adapters/stock-client';
+import { amendmentRefusal, diffLines, isEmptyDiff, refusal, type AmendmentRefusal, type LineDiff } from '../domain/amendment';
+import { buildFulfilments, replacedFulfilments, type HeldLine, type ReplacedFulfilment } from '../domain/fulfilments';
+import type { Order } from '../domain/model';
+import { validateLines, type OrderLineInput } from '../domain/order-input';
+import { decide } from '../domain/order-state-machine';
+import { matchSkus } from '../domain/sku-matching';
+import { actorOf, isVisible, orderNotFound, scopeOf } from '../domain/visibility';
+import { deleteFulfilments, insertFulfilments, lockAndLoadOrder, replaceLines } from '../repositories/order-repository';
+import { liveProductsBySku } from '../repositories/read-model-repository';
+import { inTransaction, newUuidOf, nowOf, type OrdersDeps } from './deps';
+import { orderEvents } from './events';
+import { requireActiveTeam } from './create-order';
+import { stateOf } from './change-order';
+import { applyMove, asDraftFulfilments, changeContext, restoreHolds, stockShortProblem } from './transitions';
+
+/** What `PUT .../lines` answers besides the order. */
+export interface Amendment extends LineDiff {
+  replacedFulfilments: ReplacedFulfilment[];
+  countdownRestarted: boolean;
+}
+
+export interface AmendmentResult {
+  order: Order;
+  amendment: Amendment;
+}
+
+export function amendmentRefused(r: AmendmentRefusal, extra: Record<string, unknown> = {}): Problem {
+  return new Problem('amendment-refused', { detail: r.detail, extensions: { reason: r.reason, merchantMessage: r.merchantMessage, ...extra } });
+}
+
+/**
+ * `PUT .../lines` (rule O5): the complete wanted set of lines, matched on line number. Accepted
+ * only while the order is draft, queued or scheduled and every fulfilment is still a draft. Stock
+ * is held again for the new lines when the order holds stock; the fulfilments are rebuilt with new
+ * uuids, each keeping the shipping method chosen at confirmation; a queued order gets a fresh
+ * countdown. Only `order.revised` is written: an amendment sends no webhook.
+ *
+ * A second change of the order while this one runs is refused with `being-rebuilt` rather than
+ * waiting; a failure on our side (the stock service) is `unexpected-error`. Both are worth
+ * retrying; the other reasons are not.
+ */
+export async function amendOrderLines(
+  deps: OrdersDeps,
+  identity: Identity,
+  uuid: string,
+  input: { orderLines: OrderLineInput[]; strictSkus?: boolean | null },
+): Promise<AmendmentResult> {
+  const lines = validateLines(input.orderLines ?? [], { requireLineNumbers: true });
+  if (!lines.ok) throw Problem.validation(lines.violations);
+  const scope = scopeOf(identity);
+  try {
+    return await inTransaction(deps, async (tx, unit) => {
+      const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'amend' });
+      const order = await lockAndLoadOrder(tx, uuid.toLowerCase(), { nowait: true });
+      if (order === 'locked') {
+        // Seen only when the order exists; an invisible one must not be told apart from a missing one.
+        const visible = await lockFreeVisibility(deps, uuid, scope);
+        if (!visible) throw orderNotFound();
+        throw amendmentRefused(refusal('being-rebuilt', 'Another change of this order is in progress.'));
+      }
+      if (order === null || !isVisible(scope, order)) throw orderNotFound();
+      await requireActiveTeam(deps, order.teamCode);
+      const refused = amendmentRefusal(stateOf(order));
+      if (refused) throw amendmentRefused(refused);
+
+      const products = await liveProductsBySku(tx, order.teamCode, lines.value.map((l) => l.sku));
+      const matched = matchSkus(lines.value, products, input.strictSkus === true);
+      if (!matched.ok) throw Problem.validation(matched.violations, 'Some order lines name SKUs the team has no product for.');
+      const wanted = matched.lines;
+      const diff = diffLines(order.lines, wanted);
+      if (isEmptyDiff(diff)) return { order, amendment: { ...diff, replacedFulfilments: [], countdownRestarted: false } };
+
+      const decision = decide(stateOf(order), 'amend', { now: nowOf(deps) });
+      if (decision.kind !== 'move') throw amendmentRefused(refusal('order-not-amendable', decision.kind === 'refused' ? decision.detail : 'Not amendable.'));
+      const next: Order = { ...order, lines: wanted };
+      let replaced: ReplacedFulfilment[] = [];
+      if (order.stockHeld || order.fulfilments.length > 0) {
+        if (wanted.length === 0) {
+          throw amendmentRefused(refusal('order-not-amendable', 'A confirmed order keeps at least one line; cancel it instead.'));
+        }
+        const outcome = await deps.stock.holdStock({
+          teamCode: order.teamCode,
+          orderUuid: order.uuid,
+          lines: wanted.map((l) => ({ lineNumber: l.lineNumber, productUuid: l.productUuid!, quantity: l.quantity })),
+        });
+        if (outcome.kind === 'short') {
+          const short = stockShortProblem(next, outcome.shortages);
+          throw amendmentRefused(refusal('stock-held', `The changed lines cannot be held: ${short.message}`), { shortSkus: short.extensions.shortSkus });
+        }
+        restoreHolds(ctx, order);
+        next.stockHeld = true;
+        if (order.fulfilments.length > 0) {
+          const at = nowOf(deps);
+          const built = buildFulfilments(wanted, outcome.lines as HeldLine[], { newUuid: () => newUuidOf(deps), method: order.shippingMethod, previous: order.fulfilments });
+          await deleteFulfilments(tx, order.uuid);
+          await insertFulfilments(tx, order.uuid, built, at);
+          next.fulfilments = asDraftFulfilments(built, at);
+          replaced = replacedFulfilments(order.fulfilments, built);
+        }
+      }
+      await replaceLines(tx, order.uuid, wanted);
+      const saved = await applyMove(ctx, order, decision, { next });
+      unit.events.push(orderEvents.revised(saved, 'amended'));
+      return {
+        order: saved,
+        amendment: { ...diff, replacedFulfilments: replaced, countdownRestarted: decision.timer === 'countdown' },
+      };
+    });
+  } catch (err) {
+    if (err instanceof Problem) throw err;
+    const reference = newUuidOf(deps);
+    deps.logger.error({ err, reference, orderUuid: uuid }, 'amendment failed unexpectedly');
+    const detail =
+      err instanceof StockUnavailableError ? 'The stock service did not answer; nothing was changed.' : `The amendment failed on our side (reference ${reference}); nothing was changed.`;
+    throw amendmentRefused(refusal('unexpected-error', detail));
+  }
+}
+
+/** Whether the caller may see the order, read without waiting for its row lock. */
+async function lockFreeVisibility(deps: OrdersDeps, uuid: string, scope: ReturnType<typeof scopeOf>): Promise<boolean> {
+  const { rows } = await deps.pool.query<{ team_code: string; channel_id: string; origin: Order['origin'] }>(
+    `SELECT team_code, channel_id, origin FROM orders.orders WHERE uuid = $1::uuid`,
+    [uuid.toLowerCase()],
+  );
+  const r = rows[0];
+  return r ? isVisible(scope, { teamCode: r.team_code, channelId: r.channel_id, origin: r.origin }) : false;
+}

@@ -1,0 +1,131 @@
+import type { Identity } from '@pf/platform/identity';
+import { Problem, type Violation } from '@pf/platform/problems';
+import type { Order } from '../domain/model';
+import { parseInstant } from '../domain/order-input';
+import { decide, FULFILLABLE_STATUSES, isFinished, type FulfillableStatus, type OrderState, type OrderTrigger } from '../domain/order-state-machine';
+import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
+import { lockAndLoadOrder, updateOrder } from '../repositories/order-repository';
+import { inTransaction, nowOf, type OrdersDeps } from './deps';
+import { orderEvents } from './events';
+import { requireActiveTeam } from './create-order';
+import { applyMove, changeContext, type ChangeContext } from './transitions';
+
+export function stateOf(order: Order): OrderState {
+  return { status: order.status, confirmedAt: order.confirmedAt, fulfilmentStatuses: order.fulfilments.map((f) => f.status) };
+}
+
+export function stateForbids(detail: string): Problem {
+  return new Problem('order-state-forbids', { detail });
+}
+
+/**
+ * Runs a change on one order the caller may see (rule O1: anything else is the same not-found
+ * as a uuid that does not exist, and stays unchanged), with the order's row locked for the whole
+ * transaction, so concurrent changes of one order run one after the other.
+ */
+export async function changeVisibleOrder<R>(
+  deps: OrdersDeps,
+  identity: Identity,
+  uuid: string,
+  trigger: string,
+  work: (ctx: ChangeContext, order: Order) => Promise<R>,
+  opts: { reason?: string | null } = {},
+): Promise<R> {
+  const scope = scopeOf(identity);
+  return inTransaction(deps, async (tx, unit) => {
+    const order = await lockAndLoadOrder(tx, uuid.toLowerCase());
+    if (order === null || order === 'locked' || !isVisible(scope, order)) throw orderNotFound();
+    return work(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger, reason: opts.reason ?? null }), order);
+  });
+}
+
+/**
+ * `PUT .../confirm`: a draft is confirmed (fulfilments built, stock held, queued or scheduled);
+ * an order already confirmed comes back unchanged, even for an inactive team; otherwise an
+ * inactive team is refused before anything changes.
+ */
+export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: string, input: { shippingMethodCode?: string | null } = {}): Promise<Order> {
+  return changeVisibleOrder(deps, identity, uuid, 'confirm', async (ctx, order) => {
+    const decision = decide(stateOf(order), 'confirm', { now: nowOf(deps), scheduledAt: order.scheduledAt });
+    if (decision.kind === 'unchanged') return order;
+    await requireActiveTeam(deps, order.teamCode);
+    if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
+    return applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null });
+  });
+}
+
+/** `PUT .../cancel`, `DELETE /orders/{uuid}`: while nothing is dispatched; holds released; confirmedAt kept. Any team state. */
+export async function cancelOrder(deps: OrdersDeps, identity: Identity, uuid: string): Promise<Order> {
+  return changeVisibleOrder(deps, identity, uuid, 'cancel', async (ctx, order) => {
+    const decision = decide(stateOf(order), 'cancel', { now: nowOf(deps) });
+    if (decision.kind !== 'move') throw stateForbids(`The order cannot be cancelled (status ${order.status}). ${decision.kind === 'refused' ? decision.detail : ''}`.trim());
+    return applyMove(ctx, order, decision);
+  });
+}
+
+/** The merchant actions on an existing order, each a trigger of the state machine. */
+export type MerchantAction = Extract<OrderTrigger, 'save-as-draft' | 'reject-shipping-address' | 'not-sent' | 'queue' | 'schedule' | 'process-now'>;
+
+/** Actions that confirm the order when needed: refused for an inactive team, like `PUT .../confirm`. */
+const CONFIRMING: readonly MerchantAction[] = ['queue', 'schedule', 'process-now'];
+
+/**
+ * Back-office: take out of the queue / save as draft, reject the shipping address, mark as not
+ * sent, queue, schedule, process now. Each is one row of the state machine; anything else is
+ * `order-state-forbids`.
+ */
+export async function merchantAction(
+  deps: OrdersDeps,
+  identity: Identity,
+  uuid: string,
+  action: MerchantAction,
+  opts: { reason?: string | null; shippingMethodCode?: string | null; scheduledAt?: string | null } = {},
+): Promise<Order> {
+  requireMerchant(identity);
+  let scheduledAt: Date | undefined;
+  if (action === 'schedule') {
+    const parsed = parseInstant(opts.scheduledAt ?? '', 'scheduledAt');
+    if (!parsed.ok) throw Problem.validation(parsed.violations);
+    scheduledAt = parsed.value;
+  }
+  return changeVisibleOrder(
+    deps,
+    identity,
+    uuid,
+    action,
+    async (ctx, order) => {
+      if (CONFIRMING.includes(action)) await requireActiveTeam(deps, order.teamCode);
+      const decision = decide(stateOf(order), action, { now: nowOf(deps), scheduledAt: scheduledAt ?? order.scheduledAt });
+      if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
+      return applyMove(ctx, order, decision, {
+        shippingMethodCode: opts.shippingMethodCode ?? null,
+        ...(scheduledAt ? { scheduledAt } : {}),
+      });
+    },
+    { reason: opts.reason ?? null },
+  );
+}
+
+/** Back-office or supplier: the order's fulfillable status changed; one event when it did. */
+export async function setFulfillableStatus(deps: OrdersDeps, identity: Identity, uuid: string, value: string, reason?: string | null): Promise<Order> {
+  requireMerchant(identity);
+  if (!(FULFILLABLE_STATUSES as readonly string[]).includes(value)) {
+    const v: Violation = { property: 'fulfillableStatus', message: `One of ${FULFILLABLE_STATUSES.join(', ')}.` };
+    throw Problem.validation([v]);
+  }
+  return changeVisibleOrder(
+    deps,
+    identity,
+    uuid,
+    'fulfillable-status',
+    async (ctx, order) => {
+      if (order.fulfillableStatus === value) return order;
+      if (isFinished(order.status)) throw stateForbids(`The order is finished (status ${order.status}).`);
+      const next: Order = { ...order, fulfillableStatus: value as FulfillableStatus, updatedAt: nowOf(deps) };
+      await updateOrder(ctx.tx, next);
+      ctx.unit.events.push(orderEvents.fulfillableStatusChanged(next, order.fulfillableStatus, next.fulfillableStatus));
+      return next;
+    },
+    { reason: reason ?? null },
+  );
+}

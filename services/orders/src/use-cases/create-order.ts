@@ -1,0 +1,263 @@
+import { randomBytes } from 'node:crypto';
+import type { Identity } from '@pf/platform/identity';
+import { Problem, type Violation } from '@pf/platform/problems';
+import type { Order, OrderLine, OrderOrigin } from '../domain/model';
+import { validateOrderInput, type OrderInput, type ShippingDetails, type ValidOrderInput } from '../domain/order-input';
+import { decide } from '../domain/order-state-machine';
+import { replayDecision } from '../domain/replay';
+import { matchSkus } from '../domain/sku-matching';
+import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
+import {
+  insertOrder,
+  insertStatusChange,
+  lockApiOrderByNumber,
+  lockOrderNumber,
+  printTrailNumberTaken,
+  replaceLines,
+} from '../repositories/order-repository';
+import { findChannel, liveProductsBySku, standardChannelOf, teamActive } from '../repositories/read-model-repository';
+import { inTransaction, newUuidOf, nowOf, uniqueViolation, type OrdersDeps } from './deps';
+import { orderEvents } from './events';
+import { applyMove, changeContext, holdLines, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
+
+/** Imported in one call at most (all or none). */
+export const IMPORT_LIMIT = 100;
+
+export function teamInactive(teamCode: string): Problem {
+  return new Problem('team-inactive', { detail: `Team ${teamCode} is inactive: orders cannot be created, amended or confirmed.` });
+}
+
+/** 403 when the team is known to be inactive. A team whose events have not arrived yet counts as active. */
+export async function requireActiveTeam(deps: OrdersDeps, teamCode: string): Promise<void> {
+  if ((await teamActive(deps.pool, teamCode)) === false) throw teamInactive(teamCode);
+}
+
+function printTrailConflict(value: string, where = 'printTrailOrderNumber'): Problem {
+  return new Problem('conflict', { detail: `The ${where} "${value}" is already used by another order of the team.` });
+}
+
+/** `PT-` and 12 characters from an alphabet without look-alikes. */
+export function generatePrintTrailOrderNumber(): string {
+  const alphabet = '23456789ABCDEFGHJKLMNPQRSTUVWXYZ';
+  const bytes = randomBytes(12);
+  let out = 'PT-';
+  for (const b of bytes) out += alphabet[b % alphabet.length];
+  return out;
+}
+
+/** The lines an order keeps after rule O3 (unmatched SKUs refused with strictSkus, else dropped). */
+async function matchedLines(deps: OrdersDeps, teamCode: string, input: ValidOrderInput, strict: boolean, prefix = ''): Promise<OrderLine[]> {
+  const products = await liveProductsBySku(
+    deps.pool,
+    teamCode,
+    input.lines.map((l) => l.sku),
+  );
+  const matched = matchSkus(input.lines, products, strict, prefix);
+  if (!matched.ok) throw Problem.validation(matched.violations, 'Some order lines name SKUs the team has no product for.');
+  return matched.lines;
+}
+
+function validated(input: OrderInput, prefix = ''): ValidOrderInput {
+  const v = validateOrderInput(input, prefix);
+  if (!v.ok) throw Problem.validation(v.violations);
+  return v.value;
+}
+
+/**
+ * `POST /orders` (rule O2): a new draft, or the draft (or order held before confirmation) with
+ * the same order number on the channel replaced by what was sent; a confirmed or finished one
+ * refused with its uuid and status, unchanged. Concurrent identical requests are serialised per
+ * (channel, order number): exactly one order results.
+ */
+export async function createOrder(deps: OrdersDeps, identity: Identity, input: OrderInput): Promise<Order> {
+  const { teamCode, channelId } = requireChannel(identity);
+  const wanted = validated(input);
+  await requireActiveTeam(deps, teamCode);
+  const lines = await matchedLines(deps, teamCode, wanted, wanted.strictSkus);
+  return inTransaction(deps, async (tx, unit) => {
+    const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' });
+    await lockOrderNumber(tx, channelId, wanted.orderNumber);
+    const existing = await lockApiOrderByNumber(tx, channelId, wanted.orderNumber);
+    if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines });
+    const decision = replayDecision(existing);
+    if (decision !== 'replace') {
+      const detail =
+        decision === 'order-already-confirmed'
+          ? `Order ${wanted.orderNumber} is already confirmed (status ${existing.status}); it was left unchanged.`
+          : `Order ${wanted.orderNumber} can no longer be updated (status ${existing.status}); it was left unchanged.`;
+      throw new Problem(decision, { detail, extensions: { orderUuid: existing.uuid, orderStatus: existing.status } });
+    }
+    return replaceOrder({ ...ctx, cause: { ...ctx.cause, trigger: 'replace' } }, existing, wanted, lines);
+  });
+}
+
+/** Back-office: an order entered in the merchant application, on the team's Standard channel. */
+export async function enterOrder(deps: OrdersDeps, identity: Identity, input: OrderInput): Promise<Order> {
+  requireMerchant(identity);
+  if (identity.kind !== 'backoffice') throw new Problem('forbidden', { detail: 'Orders are entered by a back-office user of the team.' });
+  const teamCode = identity.teamCode;
+  const wanted = validated({ ...input, strictSkus: true });
+  await requireActiveTeam(deps, teamCode);
+  const lines = await matchedLines(deps, teamCode, wanted, true);
+  const channelId = (await standardChannelOf(deps.pool, teamCode)) ?? `${teamCode}-standard`;
+  return inTransaction(deps, (tx, unit) =>
+    writeNewOrder(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' }), { teamCode, channelId, origin: 'merchant-app', wanted, lines }),
+  );
+}
+
+/** Back-office: orders imported onto a channel of the team (origin `import`), all or none. */
+export async function importOrders(deps: OrdersDeps, identity: Identity, channelId: string, orders: readonly OrderInput[]): Promise<Order[]> {
+  requireMerchant(identity);
+  if (identity.kind !== 'backoffice') throw new Problem('forbidden', { detail: 'Orders are imported by a back-office user of the team.' });
+  const teamCode = identity.teamCode;
+  const violations: Violation[] = [];
+  const channel = await findChannel(deps.pool, channelId);
+  if (!channel || channel.teamCode !== teamCode) violations.push({ property: 'channelId', message: `The team has no channel ${channelId}.` });
+  if (orders.length === 0 || orders.length > IMPORT_LIMIT) violations.push({ property: 'orders', message: `From 1 to ${IMPORT_LIMIT} orders per import.` });
+  const wanted: ValidOrderInput[] = [];
+  orders.forEach((o, i) => {
+    const v = validateOrderInput({ ...o, reserve: false }, `orders[${i}].`);
+    if (v.ok) wanted.push(v.value);
+    else violations.push(...v.violations);
+  });
+  const seen = new Map<string, number>();
+  wanted.forEach((w, i) => {
+    if (!w.printTrailOrderNumber) return;
+    const first = seen.get(w.printTrailOrderNumber);
+    if (first !== undefined) violations.push({ property: `orders[${i}].printTrailOrderNumber`, message: `Also given to orders[${first}].` });
+    else seen.set(w.printTrailOrderNumber, i);
+  });
+  if (violations.length > 0) throw Problem.validation(violations);
+  await requireActiveTeam(deps, teamCode);
+  const lines: OrderLine[][] = [];
+  for (const [i, w] of wanted.entries()) lines.push(await matchedLines(deps, teamCode, w, w.strictSkus, `orders[${i}].`));
+  return inTransaction(deps, async (tx, unit) => {
+    const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'import' });
+    const out: Order[] = [];
+    for (const [i, w] of wanted.entries()) {
+      out.push(await writeNewOrder(ctx, { teamCode, channelId, origin: 'import', wanted: w, lines: lines[i]!, where: `orders[${i}].printTrailOrderNumber` }));
+    }
+    return out;
+  });
+}
+
+interface NewOrderSpec {
+  teamCode: string;
+  channelId: string;
+  origin: OrderOrigin;
+  wanted: ValidOrderInput;
+  lines: OrderLine[];
+  /** How a taken printTrailOrderNumber is named in the conflict. */
+  where?: string;
+}
+
+/** A new draft: generated printTrailOrderNumber unless given, stock held when asked, order-created. */
+async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Order> {
+  const { deps, tx } = ctx;
+  const now = nowOf(deps);
+  let printTrail = spec.wanted.printTrailOrderNumber;
+  if (printTrail !== null) {
+    if (await printTrailNumberTaken(tx, spec.teamCode, printTrail, null)) throw printTrailConflict(printTrail, spec.where);
+  } else printTrail = generatePrintTrailOrderNumber();
+  const order: Order = {
+    uuid: newUuidOf(deps),
+    teamCode: spec.teamCode,
+    channelId: spec.channelId,
+    origin: spec.origin,
+    orderNumber: spec.wanted.orderNumber,
+    printTrailOrderNumber: printTrail,
+    status: 'draft',
+    fulfillableStatus: 'fulfillable',
+    fulfillableFrom: now,
+    scheduledAt: spec.wanted.scheduledAt,
+    confirmedAt: null,
+    stockHeld: false,
+    shippingMethod: null,
+    shippingDetails: spec.wanted.shippingDetails,
+    lines: spec.lines,
+    fulfilments: [],
+    createdAt: now,
+    updatedAt: now,
+    version: 1,
+  };
+  if (spec.wanted.reserve && order.lines.length > 0) {
+    const outcome = await holdLines(deps, order, order.lines);
+    // All or nothing: a short answer held nothing, so there is nothing to give back.
+    if (outcome.kind === 'short') throw stockShortProblem(order, outcome.shortages);
+    restoreHolds(ctx, order);
+    order.stockHeld = true;
+  }
+  try {
+    await tx.query('SAVEPOINT new_order');
+    await insertOrder(tx, order);
+    await tx.query('RELEASE SAVEPOINT new_order');
+  } catch (err) {
+    if (uniqueViolation(err) === 'orders_team_code_print_trail_order_number_key') {
+      await tx.query('ROLLBACK TO SAVEPOINT new_order');
+      throw printTrailConflict(printTrail, spec.where);
+    }
+    throw err;
+  }
+  await insertStatusChange(tx, order.uuid, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null });
+  ctx.unit.events.push(orderEvents.created(order));
+  return order;
+}
+
+function sameShipping(a: ShippingDetails | null, b: ShippingDetails | null): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function sameLines(a: readonly OrderLine[], b: readonly OrderLine[]): boolean {
+  const key = (ls: readonly OrderLine[]) =>
+    JSON.stringify([...ls].sort((x, y) => x.lineNumber - y.lineNumber).map((l) => [l.lineNumber, l.sku, l.quantity, l.productUuid]));
+  return key(a) === key(b);
+}
+
+/**
+ * Rule O2's "replaced by what was sent": lines, shipping details, scheduledAt, and the
+ * printTrailOrderNumber when given. Holds follow `reserve`. The same request again changes
+ * nothing (no write, no event), so retries are cheap and quiet.
+ */
+async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOrderInput, lines: OrderLine[]): Promise<Order> {
+  const { deps, tx } = ctx;
+  const printTrail = wanted.printTrailOrderNumber ?? existing.printTrailOrderNumber;
+  if (printTrail !== existing.printTrailOrderNumber && (await printTrailNumberTaken(tx, existing.teamCode, printTrail, existing.uuid))) {
+    throw printTrailConflict(printTrail);
+  }
+  const reserve = wanted.reserve && lines.length > 0;
+  const unchanged =
+    existing.status === 'draft' &&
+    printTrail === existing.printTrailOrderNumber &&
+    sameLines(existing.lines, lines) &&
+    sameShipping(existing.shippingDetails, wanted.shippingDetails) &&
+    (existing.scheduledAt?.getTime() ?? null) === (wanted.scheduledAt?.getTime() ?? null) &&
+    reserve === existing.stockHeld;
+  if (unchanged) return existing;
+
+  const decision = decide({ status: existing.status, confirmedAt: existing.confirmedAt, fulfilmentStatuses: existing.fulfilments.map((f) => f.status) }, 'replace', {
+    now: nowOf(deps),
+  });
+  if (decision.kind !== 'move') throw new Error(`replace refused after rule O2 allowed it: ${JSON.stringify(decision)}`);
+  const next: Order = {
+    ...existing,
+    printTrailOrderNumber: printTrail,
+    lines,
+    shippingDetails: wanted.shippingDetails,
+    scheduledAt: wanted.scheduledAt,
+    fulfillableFrom: nowOf(deps),
+  };
+  if (reserve) {
+    const outcome = await holdLines(deps, existing, lines);
+    if (outcome.kind === 'short') throw stockShortProblem(next, outcome.shortages);
+    restoreHolds(ctx, existing);
+    next.stockHeld = true;
+  } else if (existing.stockHeld) {
+    await deps.stock.releaseHolds(existing.uuid);
+    restoreHolds(ctx, existing);
+    next.stockHeld = false;
+  }
+  await replaceLines(tx, existing.uuid, lines);
+  const saved = await applyMove(ctx, existing, decision, { next });
+  ctx.unit.events.push(orderEvents.revised(saved, 'replaced'));
+  return saved;
+}

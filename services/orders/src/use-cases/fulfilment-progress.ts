@@ -1,0 +1,129 @@
+import type { Identity } from '@pf/platform/identity';
+import { Problem, type Violation } from '@pf/platform/problems';
+import type { Order, TrackingDetail } from '../domain/model';
+import {
+  acceptsSupplierProgress,
+  deriveFromFulfilments,
+  isFulfilmentStatus,
+  mayMoveFulfilment,
+  SUPPLIER_PROGRESS,
+  type FulfilmentStatus,
+} from '../domain/order-state-machine';
+import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
+import { insertTracking, lockOrderOfFulfilment } from '../repositories/order-repository';
+import { inTransaction, nowOf, type OrdersDeps } from './deps';
+import { orderEvents } from './events';
+import { stateForbids } from './change-order';
+import { changeContext, moveFulfilments, saveOrder } from './transitions';
+
+export interface TrackingDetailInput {
+  carrier?: string | null;
+  trackingNumber?: string | null;
+  trackingUrl?: string | null;
+  methodCode?: string | null;
+  methodName?: string | null;
+}
+
+type NewTracking = Omit<TrackingDetail, 'fulfilmentUuid' | 'createdAt'>;
+
+const TRACKING_LIMITS = { carrier: 255, trackingNumber: 255, trackingUrl: 2000, methodCode: 255, methodName: 255 } as const;
+
+export function validateTracking(details: readonly TrackingDetailInput[], property: string): NewTracking[] {
+  const violations: Violation[] = [];
+  const out = details.map((d, i) => {
+    for (const [key, max] of Object.entries(TRACKING_LIMITS) as [keyof TrackingDetailInput, number][]) {
+      const v = d[key];
+      if (v !== null && v !== undefined && (v.length === 0 || v.length > max)) violations.push({ property: `${property}[${i}].${key}`, message: `1 to ${max} characters.` });
+    }
+    if (!d.carrier && !d.trackingNumber && !d.trackingUrl) {
+      violations.push({ property: `${property}[${i}]`, message: 'Give at least one of carrier, trackingNumber, trackingUrl.' });
+    }
+    return {
+      carrier: d.carrier ?? null,
+      trackingNumber: d.trackingNumber ?? null,
+      trackingUrl: d.trackingUrl ?? null,
+      methodCode: d.methodCode ?? null,
+      methodName: d.methodName ?? null,
+    };
+  });
+  if (violations.length > 0) throw Problem.validation(violations);
+  return out;
+}
+
+function fulfilmentNotFound(): Problem {
+  return Problem.notFound('This fulfilment could not be found.');
+}
+
+/**
+ * Back-office or supplier: a fulfilment's progress (dispatched with tracking, back-order, failed,
+ * returned, cancelled, invalid, processing again). One `fulfilment.status-changed` with the
+ * fulfilment's SKUs, one `fulfilment.tracking-created` when tracking came with it, and the order's
+ * status follows (section 3's final statuses) with its own event.
+ */
+export async function recordFulfilmentProgress(
+  deps: OrdersDeps,
+  identity: Identity,
+  fulfilmentUuid: string,
+  input: { status: string; trackingDetails?: TrackingDetailInput[] | null; reason?: string | null },
+): Promise<Order> {
+  requireMerchant(identity);
+  if (!isFulfilmentStatus(input.status) || !SUPPLIER_PROGRESS.includes(input.status)) {
+    throw Problem.validation([{ property: 'input.status', message: `One of ${SUPPLIER_PROGRESS.join(', ')}.` }]);
+  }
+  const to: FulfilmentStatus = input.status;
+  const tracking = validateTracking(input.trackingDetails ?? [], 'input.trackingDetails');
+  const scope = scopeOf(identity);
+  return inTransaction(deps, async (tx, unit) => {
+    const order = await lockOrderOfFulfilment(tx, fulfilmentUuid.toLowerCase());
+    if (!order || !isVisible(scope, order)) throw fulfilmentNotFound();
+    const fulfilment = order.fulfilments.find((f) => f.uuid === fulfilmentUuid.toLowerCase())!;
+    if (!acceptsSupplierProgress(order.status)) throw stateForbids(`The order has not been sent to its suppliers, or is finished (status ${order.status}).`);
+    if (fulfilment.status !== to && !mayMoveFulfilment(fulfilment.status, to)) {
+      throw stateForbids(`A fulfilment cannot go from ${fulfilment.status} to ${to}.`);
+    }
+    if (fulfilment.status === to && tracking.length === 0) return order;
+    const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: `fulfilment-${to}`, reason: input.reason ?? null });
+    const now = nowOf(deps);
+    const next: Order = { ...order, updatedAt: now };
+    moveFulfilments(ctx, next, (f) => (f.uuid === fulfilment.uuid ? to : null));
+    next.status = deriveFromFulfilments(order.status, next.fulfilments.map((f) => f.status));
+    if (tracking.length > 0) {
+      await insertTracking(tx, fulfilment.uuid, tracking, now);
+      next.fulfilments = next.fulfilments.map((f) =>
+        f.uuid === fulfilment.uuid ? { ...f, trackingDetails: [...f.trackingDetails, ...tracking.map((t) => ({ ...t, fulfilmentUuid: f.uuid, createdAt: now }))] } : f,
+      );
+    }
+    await saveOrder(ctx, order, next);
+    if (tracking.length > 0) unit.events.push(orderEvents.trackingCreated(next, fulfilment.uuid, tracking));
+    return next;
+  });
+}
+
+/** Back-office or supplier: tracking details added to a fulfilment that was sent; one `fulfilment.tracking-created`. */
+export async function addFulfilmentTracking(deps: OrdersDeps, identity: Identity, fulfilmentUuid: string, details: TrackingDetailInput[]): Promise<Order> {
+  requireMerchant(identity);
+  if (details.length === 0) throw Problem.validation([{ property: 'trackingDetails', message: 'At least one tracking detail.' }]);
+  const tracking = validateTracking(details, 'trackingDetails');
+  const scope = scopeOf(identity);
+  return inTransaction(deps, async (tx, unit) => {
+    const order = await lockOrderOfFulfilment(tx, fulfilmentUuid.toLowerCase());
+    if (!order || !isVisible(scope, order)) throw fulfilmentNotFound();
+    const fulfilment = order.fulfilments.find((f) => f.uuid === fulfilmentUuid.toLowerCase())!;
+    if (!['processing', 'back-order', 'dispatched'].includes(fulfilment.status)) {
+      throw stateForbids(`Tracking is added to a fulfilment that was sent (this one is ${fulfilment.status}).`);
+    }
+    const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'tracking' });
+    const now = nowOf(deps);
+    await insertTracking(tx, fulfilment.uuid, tracking, now);
+    const next: Order = {
+      ...order,
+      updatedAt: now,
+      fulfilments: order.fulfilments.map((f) =>
+        f.uuid === fulfilment.uuid ? { ...f, trackingDetails: [...f.trackingDetails, ...tracking.map((t) => ({ ...t, fulfilmentUuid: f.uuid, createdAt: now }))] } : f,
+      ),
+    };
+    await saveOrder(ctx, order, next);
+    unit.events.push(orderEvents.trackingCreated(next, fulfilment.uuid, tracking));
+    return next;
+  });
+}

@@ -1,0 +1,132 @@
+import type { Identity } from '@pf/platform/identity';
+import { Problem, type Violation } from '@pf/platform/problems';
+import { ORDER_ORIGINS } from '@pf/platform/events/orders';
+import type { Order, StatusChange } from '../domain/model';
+import { parseInstant } from '../domain/order-input';
+import { FULFILLABLE_STATUSES, isOrderStatus, type OrderStatus } from '../domain/order-state-machine';
+import { isVisible, orderNotFound, scopeOf } from '../domain/visibility';
+import type { Prisma } from '../generated/prisma/client';
+import { isUuid, loadOrder, loadOrders } from '../repositories/order-repository';
+import type { OrdersDeps } from './deps';
+
+export interface OrderFilter {
+  status?: string[] | null;
+  orderNumber?: string | null;
+  updatedSince?: string | null;
+  createdSince?: string | null;
+  channelId?: string | null;
+  origin?: string | null;
+  fulfillableStatus?: string[] | null;
+  confirmed?: boolean | null;
+}
+
+export type OrderSort = 'CREATED_DESC' | 'UPDATED_ASC';
+
+export interface OrderPage {
+  items: Order[];
+  page: number;
+  perPage: number;
+  total: number;
+  lastPage: number;
+  from: number | null;
+  to: number | null;
+}
+
+/** One order the caller may see (rule O1), or the not-found problem a missing uuid gets. */
+export async function getOrder(deps: OrdersDeps, identity: Identity, uuid: string): Promise<Order> {
+  const order = await findVisibleOrder(deps, identity, uuid);
+  if (!order) throw orderNotFound();
+  return order;
+}
+
+/** The federation reference resolver: null when not visible. */
+export async function findVisibleOrder(deps: OrdersDeps, identity: Identity, uuid: string): Promise<Order | null> {
+  if (!isUuid(uuid)) return null;
+  const order = await loadOrder(deps.pool, uuid.toLowerCase());
+  return order && isVisible(scopeOf(identity), order) ? order : null;
+}
+
+/**
+ * A numbered page of the orders the caller may see: a channel its own API orders (rule O1), a
+ * back-office user every channel of the team. Filters: statuses, order number, changed or created
+ * since; back-office also channel, origin, fulfillable statuses, confirmed or not.
+ */
+export async function listOrders(
+  deps: OrdersDeps,
+  identity: Identity,
+  args: { filter?: OrderFilter | null; page?: number | null; perPage?: number | null; sort?: OrderSort | null },
+): Promise<OrderPage> {
+  const filter = args.filter ?? {};
+  const page = args.page ?? 1;
+  const perPage = args.perPage ?? 15;
+  const violations: Violation[] = [];
+  if (!Number.isInteger(page) || page < 1) violations.push({ property: 'page', message: 'A whole number from 1.' });
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) violations.push({ property: 'perPage', message: 'A whole number from 1 to 100.' });
+  const bad = (filter.status ?? []).filter((s) => !isOrderStatus(s));
+  if (bad.length > 0) violations.push({ property: 'filter.status', message: `Unknown status ${bad.join(', ')}.` });
+  const badFulfillable = (filter.fulfillableStatus ?? []).filter((s) => !(FULFILLABLE_STATUSES as readonly string[]).includes(s));
+  if (badFulfillable.length > 0) violations.push({ property: 'filter.fulfillableStatus', message: `One of ${FULFILLABLE_STATUSES.join(', ')}.` });
+  if (filter.origin != null && !(ORDER_ORIGINS as readonly string[]).includes(filter.origin)) {
+    violations.push({ property: 'filter.origin', message: `One of ${ORDER_ORIGINS.join(', ')}.` });
+  }
+  const since = (value: string | null | undefined, property: string): Date | undefined => {
+    if (value == null) return undefined;
+    const parsed = parseInstant(value, property);
+    if (parsed.ok) return parsed.value;
+    violations.push(...parsed.violations);
+    return undefined;
+  };
+  const updatedSince = since(filter.updatedSince, 'filter.updatedSince');
+  const createdSince = since(filter.createdSince, 'filter.createdSince');
+  if (violations.length > 0) throw Problem.validation(violations);
+
+  const scope = scopeOf(identity);
+  const where: Prisma.OrderWhereInput = {};
+  if (scope.kind === 'channel') Object.assign(where, { teamCode: scope.teamCode, channelId: scope.channelId, origin: 'api' });
+  else {
+    if (scope.kind === 'team') where.teamCode = scope.teamCode;
+    if (filter.channelId != null) where.channelId = filter.channelId;
+    if (filter.origin != null) where.origin = filter.origin;
+  }
+  if (filter.status?.length) where.status = { in: filter.status as OrderStatus[] };
+  if (filter.orderNumber != null) where.orderNumber = filter.orderNumber;
+  if (updatedSince) where.updatedAt = { gte: updatedSince };
+  if (createdSince) where.createdAt = { gte: createdSince };
+  if (scope.kind !== 'channel') {
+    if (filter.fulfillableStatus?.length) where.fulfillableStatus = { in: filter.fulfillableStatus };
+    if (filter.confirmed != null) where.confirmedAt = filter.confirmed ? { not: null } : null;
+  }
+  const orderBy: Prisma.OrderOrderByWithRelationInput[] =
+    args.sort === 'UPDATED_ASC' ? [{ updatedAt: 'asc' }, { uuid: 'asc' }] : [{ createdAt: 'desc' }, { uuid: 'desc' }];
+  const [total, rows] = await Promise.all([
+    deps.prisma.order.count({ where }),
+    deps.prisma.order.findMany({ where, orderBy, skip: (page - 1) * perPage, take: perPage, select: { uuid: true } }),
+  ]);
+  const items = await loadOrders(
+    deps.pool,
+    rows.map((r) => r.uuid),
+  );
+  const first = (page - 1) * perPage + 1;
+  return {
+    items,
+    page,
+    perPage,
+    total,
+    lastPage: Math.max(1, Math.ceil(total / perPage)),
+    from: items.length > 0 ? first : null,
+    to: items.length > 0 ? first + items.length - 1 : null,
+  };
+}
+
+/** The order's status changes, oldest first (the caller already sees the order). */
+export async function statusHistory(deps: OrdersDeps, orderUuid: string): Promise<StatusChange[]> {
+  const rows = await deps.prisma.orderStatusChange.findMany({ where: { orderUuid }, orderBy: { id: 'asc' } });
+  return rows.map((r) => ({
+    from: r.fromStatus as OrderStatus | null,
+    to: r.toStatus as OrderStatus,
+    at: r.at,
+    actor: r.actor,
+    trigger: r.trigger,
+    reason: r.reason,
+  }));
+}

@@ -1,0 +1,244 @@
+import type pg from 'pg';
+import { Problem, type Violation } from '@pf/platform/problems';
+import { StockUnavailableError, type HoldOutcome, type Shortage } from '../adapters/stock-client';
+import { buildFulfilments, type HeldLine } from '../domain/fulfilments';
+import type { Fulfilment, Order, OrderLine, ShippingMethodChoice } from '../domain/model';
+import { confirmationAddressViolations } from '../domain/order-input';
+import { FINISHED_FULFILMENT_STATUSES, type Decision, type FulfilmentStatus, type OrderStatus } from '../domain/order-state-machine';
+import { chooseShippingMethod } from '../domain/shipping-methods';
+import {
+  clearTimer,
+  deleteFulfilments,
+  insertFulfilments,
+  insertStatusChange,
+  setFulfilmentStatuses,
+  setTimer,
+  updateOrder,
+} from '../repositories/order-repository';
+import { shippingMethodsOf } from '../repositories/read-model-repository';
+import { newUuidOf, nowOf, stockUnavailable, type OrdersDeps, type Unit } from './deps';
+import { orderEvents } from './events';
+
+/** Who and what caused a change, for the status history. */
+export interface ChangeCause {
+  actor: string;
+  trigger: string;
+  reason?: string | null;
+}
+
+export interface ChangeContext {
+  deps: OrdersDeps;
+  tx: pg.PoolClient;
+  unit: Unit;
+  cause: ChangeCause;
+  /** Fulfilment status changes made in memory, written (and announced) with the order by saveOrder. */
+  pending: PendingFulfilmentChange[];
+}
+
+interface PendingFulfilmentChange {
+  uuid: string;
+  status: FulfilmentStatus;
+  from: FulfilmentStatus;
+  f: Fulfilment;
+}
+
+export function changeContext(deps: OrdersDeps, tx: pg.PoolClient, unit: Unit, cause: ChangeCause): ChangeContext {
+  return { deps, tx, unit, cause, pending: [] };
+}
+
+/** `stock-unavailable` (409 without type): every short SKU with what was asked and what is there. */
+export function stockShortProblem(order: Pick<Order, 'lines'>, shortages: readonly Shortage[]): Problem {
+  const skuOf = new Map(order.lines.filter((l) => l.productUuid).map((l) => [l.productUuid!, l.sku]));
+  const shortSkus = shortages.map((s) => ({ sku: skuOf.get(s.productUuid) ?? s.sku, requested: s.requested, available: s.available }));
+  return new Problem('stock-unavailable', {
+    detail: `Stock could not be held for ${shortSkus.map((s) => s.sku).join(', ')}.`,
+    extensions: { shortSkus },
+  });
+}
+
+/** Lines the stock service can hold: those matched to a product. */
+function holdable(lines: readonly OrderLine[]) {
+  return lines.filter((l) => l.productUuid !== null).map((l) => ({ lineNumber: l.lineNumber, productUuid: l.productUuid!, quantity: l.quantity }));
+}
+
+/** Holds stock for these lines (replacing the order's holds); the stock service's answer. */
+export async function holdLines(deps: OrdersDeps, order: Pick<Order, 'uuid' | 'teamCode'>, lines: readonly OrderLine[]): Promise<HoldOutcome> {
+  try {
+    return await deps.stock.holdStock({ teamCode: order.teamCode, orderUuid: order.uuid, lines: holdable(lines) });
+  } catch (err) {
+    if (err instanceof StockUnavailableError) throw stockUnavailable();
+    throw err;
+  }
+}
+
+/**
+ * Compensation: puts the order's holds back as they were before this change (held for its
+ * previous lines, or none).
+ */
+export function restoreHolds(ctx: ChangeContext, before: Pick<Order, 'uuid' | 'teamCode' | 'lines' | 'stockHeld'>): void {
+  ctx.unit.onRollback(async () => {
+    if (before.stockHeld && holdable(before.lines).length > 0) {
+      await ctx.deps.stock.holdStock({ teamCode: before.teamCode, orderUuid: before.uuid, lines: holdable(before.lines) });
+    } else {
+      await ctx.deps.stock.releaseHolds(before.uuid);
+    }
+  });
+}
+
+async function releaseHolds(ctx: ChangeContext, order: Order): Promise<void> {
+  if (!order.stockHeld) return;
+  try {
+    await ctx.deps.stock.releaseHolds(order.uuid);
+  } catch (err) {
+    if (err instanceof StockUnavailableError) throw stockUnavailable();
+    throw err;
+  }
+  restoreHolds(ctx, order);
+}
+
+/** Fulfilments as they are once written (drafts). */
+export function asDraftFulfilments(built: ReturnType<typeof buildFulfilments>, at: Date): Fulfilment[] {
+  return built.map((f) => ({ ...f, status: 'draft' as const, trackingDetails: [], createdAt: at, updatedAt: at }));
+}
+
+/**
+ * What confirming needs before anything is held: lines, an address, a shipping method of the team
+ * that serves it. 422 naming each field otherwise.
+ */
+async function confirmationChecks(ctx: ChangeContext, order: Order, shippingMethodCode: string | null | undefined): Promise<ShippingMethodChoice> {
+  const violations: Violation[] = [];
+  if (order.lines.length === 0) violations.push({ property: 'orderLines', message: 'An order needs at least one line to be confirmed.' });
+  violations.push(...confirmationAddressViolations(order.shippingDetails));
+  const methods = await shippingMethodsOf(ctx.tx, order.teamCode);
+  const choice = chooseShippingMethod(methods, shippingMethodCode, order.shippingDetails?.country?.code ?? null);
+  if (!choice.ok) violations.push(...choice.violations);
+  if (violations.length > 0 || !choice.ok) throw Problem.validation(violations, 'The order cannot be confirmed as it is.');
+  return choice.method;
+}
+
+/**
+ * Builds the fulfilments of an order that has none: holds stock for every line (all or nothing),
+ * then one draft fulfilment per supplier location the stock was held in.
+ */
+async function ensureFulfilments(ctx: ChangeContext, order: Order, next: Order, shippingMethodCode: string | null | undefined): Promise<void> {
+  if (order.fulfilments.length > 0) return;
+  const method = await confirmationChecks(ctx, order, shippingMethodCode);
+  const outcome = await holdLines(ctx.deps, order, order.lines);
+  if (outcome.kind === 'short') throw stockShortProblem(order, outcome.shortages);
+  restoreHolds(ctx, order);
+  const at = next.updatedAt;
+  const built = buildFulfilments(order.lines, outcome.lines as HeldLine[], { newUuid: () => newUuidOf(ctx.deps), method });
+  await insertFulfilments(ctx.tx, order.uuid, built, at);
+  next.fulfilments = asDraftFulfilments(built, at);
+  next.stockHeld = true;
+  next.shippingMethod = method;
+}
+
+/** Sends every draft fulfilment to its supplier: the holds are consumed, the fulfilments are processing. */
+async function sendFulfilments(ctx: ChangeContext, next: Order): Promise<void> {
+  if (next.stockHeld) {
+    try {
+      await ctx.deps.stock.consumeHolds(next.uuid, null);
+    } catch (err) {
+      if (err instanceof StockUnavailableError) throw stockUnavailable();
+      throw err;
+    }
+    next.stockHeld = false;
+  }
+  moveFulfilments(ctx, next, (f) => (f.status === 'draft' ? 'processing' : null));
+}
+
+/** Changes fulfilment statuses in memory; saveOrder writes them with one event per fulfilment. */
+export function moveFulfilments(ctx: ChangeContext, next: Order, to: (f: Fulfilment) => FulfilmentStatus | null): PendingFulfilmentChange[] {
+  const changes: PendingFulfilmentChange[] = [];
+  next.fulfilments = next.fulfilments.map((f) => {
+    const status = to(f);
+    if (status === null || status === f.status) return f;
+    const moved = { ...f, status, updatedAt: next.updatedAt };
+    changes.push({ uuid: f.uuid, status, from: f.status, f: moved });
+    return moved;
+  });
+  ctx.pending.push(...changes);
+  return changes;
+}
+
+/**
+ * Carries out a `move` decision of the state machine on a locked order: fulfilments, holds,
+ * timer, the order row, the status history and the events. Returns the order as it is now.
+ * (Replacement and amendment do their own line work first and then call this.)
+ */
+export async function applyMove(
+  ctx: ChangeContext,
+  order: Order,
+  decision: Extract<Decision, { kind: 'move' }>,
+  opts: { shippingMethodCode?: string | null; scheduledAt?: Date | null; next?: Order } = {},
+): Promise<Order> {
+  const now = nowOf(ctx.deps);
+  const next: Order = { ...(opts.next ?? order), status: decision.to, confirmedAt: decision.confirmedAt, updatedAt: now };
+  if (opts.scheduledAt !== undefined) next.scheduledAt = opts.scheduledAt;
+
+  switch (decision.fulfilments) {
+    case 'ensure':
+      await ensureFulfilments(ctx, order, next, opts.shippingMethodCode);
+      break;
+    case 'send':
+      await ensureFulfilments(ctx, order, next, opts.shippingMethodCode);
+      await sendFulfilments(ctx, next);
+      break;
+    case 'cancel-open':
+      moveFulfilments(ctx, next, (f) => (FINISHED_FULFILMENT_STATUSES.includes(f.status) ? null : 'cancelled'));
+      break;
+    case 'discard':
+      // Back before confirmation: the fulfilments go. A supplier that had one is told it is cancelled.
+      for (const f of next.fulfilments) if (f.status !== 'draft' && !FINISHED_FULFILMENT_STATUSES.includes(f.status)) {
+        ctx.unit.events.push(orderEvents.fulfilmentStatusChanged(next, f, f.status, 'cancelled'));
+      }
+      if (next.fulfilments.length > 0) await deleteFulfilments(ctx.tx, order.uuid);
+      next.fulfilments = [];
+      next.shippingMethod = null;
+      break;
+    case 'keep':
+    case 'rebuild':
+      break;
+  }
+
+  if (decision.holds === 'release') {
+    await releaseHolds(ctx, order);
+    next.stockHeld = false;
+  }
+
+  switch (decision.timer) {
+    case 'countdown':
+      next.fulfillableFrom = new Date(now.getTime() + ctx.deps.countdownSeconds * 1000);
+      await setTimer(ctx.tx, order.uuid, 'countdown', next.fulfillableFrom);
+      break;
+    case 'schedule':
+      next.fulfillableFrom = next.scheduledAt ?? now;
+      await setTimer(ctx.tx, order.uuid, 'schedule', next.fulfillableFrom);
+      break;
+    case 'clear':
+      if (decision.to === 'processing' || decision.to === 'draft') next.fulfillableFrom = now;
+      await clearTimer(ctx.tx, order.uuid);
+      break;
+    case 'keep':
+      break;
+  }
+
+  await saveOrder(ctx, order, next);
+  return next;
+}
+
+/** Writes the order row, pending fulfilment changes, the status history and the events of both. */
+export async function saveOrder(ctx: ChangeContext, before: Order, next: Order): Promise<void> {
+  await updateOrder(ctx.tx, next);
+  const changes = ctx.pending.splice(0);
+  await setFulfilmentStatuses(ctx.tx, changes, next.updatedAt);
+  if (before.status !== next.status) await recordStatusChange(ctx, next, before.status, next.status);
+  for (const c of changes) ctx.unit.events.push(orderEvents.fulfilmentStatusChanged(next, c.f, c.from, c.status));
+}
+
+export async function recordStatusChange(ctx: ChangeContext, order: Order, from: OrderStatus | null, to: OrderStatus): Promise<void> {
+  await insertStatusChange(ctx.tx, order.uuid, { from, to, at: order.updatedAt, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: ctx.cause.reason ?? null });
+  if (from !== null) ctx.unit.events.push(orderEvents.statusChanged(order, from, to));
+}
+
