@@ -175,7 +175,7 @@ describe('webhook URL policy (rule W1)', () => {
 
   it('returns the normalised URL and exactly the addresses that passed', async () => {
     const verdict = await checkWebhookUrl('https://DUAL.example.com./in', resolver);
-    expect(verdict.ok && verdict.url.href).toBe('https://dual.example.com./in');
+    expect(verdict.ok && verdict.url.href).toBe('https://dual.example.com/in');
     expect(verdict.ok && verdict.addresses).toEqual(zone['dual.example.com']);
     const literal = await checkWebhookUrl('https://[2606:4700:4700::1111]/', resolver);
     expect(literal.ok && literal.addresses).toEqual([{ address: '2606:4700:4700::1111', family: 6 }]);

@@ -139,18 +139,22 @@ export function checkUrlForm(raw: string, policy: AddressPolicy = STRICT_POLICY)
     return { ok: true, url, host: { kind: 'ip', address: hostname, family: 4 } };
   }
 
-  // `example.com.` and `example.com` are the same name.
-  if (hostname.endsWith('.')) hostname = hostname.slice(0, -1);
+  // `example.com.` and `example.com` are the same name; the URL keeps the usual spelling, which is
+  // also what TLS verifies the certificate against.
+  if (hostname.endsWith('.')) {
+    hostname = hostname.slice(0, -1);
+    url.hostname = hostname;
+  }
   const labels = hostname.split('.');
   if (hostname.length === 0 || hostname.length > 253 || !labels.every((l) => LABEL.test(l))) {
     return refuse('invalid-host-name', 'Must have a valid host name.');
   }
-  if (labels.length < 2) return refuse('forbidden-host-name', 'Must have a public host name (a single-label name is not one).');
   for (const suffix of FORBIDDEN_SUFFIXES) {
     if (hostname === suffix || hostname.endsWith(`.${suffix}`)) {
       return refuse('forbidden-host-name', `Must have a public host name (not ${suffix === 'localhost' ? 'localhost' : `*.${suffix}`}).`);
     }
   }
+  if (labels.length < 2) return refuse('forbidden-host-name', 'Must have a public host name (a single-label name is not one).');
   // The last label of a name is never all digits; the URL parser would have read it as IPv4.
   if (/^\d+$/.test(labels[labels.length - 1]!)) return refuse('invalid-host-name', 'Must have a valid host name.');
   return { ok: true, url, host: { kind: 'name', name: hostname } };

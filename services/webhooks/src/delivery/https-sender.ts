@@ -1,0 +1,190 @@
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import got, { type Got } from 'got';
+import type { AttemptResult } from '../domain/delivery-rules';
+import {
+  checkWebhookUrl,
+  expandPlaceholder,
+  judgeAddress,
+  type AddressPolicy,
+  type HostResolver,
+  type ResolvedAddress,
+} from '../domain/url-policy';
+
+/** The contract version every webhook announces (spec section 9). */
+export const WEBHOOK_API_VERSION = '1.2.0';
+
+/** A receiver's answer is read up to this size and then dropped: only its status matters. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface SenderOptions {
+  resolver: HostResolver;
+  policy: AddressPolicy;
+  timeoutMs: number;
+  /** An extra CA (PEM) trusted besides the system roots (tests and local development only). */
+  extraCa?: string | undefined;
+  /** Most sockets kept open per origin and addresses. */
+  maxSockets?: number;
+}
+
+/** One attempt to make. */
+export interface AttemptRequest {
+  /** The channel's registered URL, as stored (checked again here: rule W1 with fresh DNS). */
+  registeredUrl: string | null;
+  notificationType: string;
+  body: Buffer;
+  signature: string;
+  deliveryId: string;
+  attempt: number;
+}
+
+export interface AttemptOutcome {
+  result: AttemptResult;
+  /** The URL attempted (placeholder replaced), when there was one. */
+  url: string | null;
+  durationMs: number;
+}
+
+/** Sockets are pooled per host AND the set of addresses that passed: a socket is only reused for the same checked addresses. */
+interface PinnedRequestOptions extends https.RequestOptions {
+  pinnedAddresses?: string;
+}
+
+/**
+ * A keep-alive agent whose pool key is the origin plus the addresses that passed W1 for this
+ * attempt. A socket opened to an address that an earlier check passed is reused only while the
+ * current check passes exactly the same addresses; otherwise a new connection goes to the new
+ * ones (through the pinned lookup, never a second resolution).
+ */
+class PinnedAgent extends https.Agent {
+  override getName(options?: PinnedRequestOptions): string {
+    return `${options?.host ?? ''}:${options?.port ?? ''}:${options?.servername ?? ''}:${options?.pinnedAddresses ?? ''}`;
+  }
+}
+
+/**
+ * A `lookup` that resolves nothing: it hands the client exactly the addresses rule W1 passed for
+ * this attempt, judged once more, and refuses any other host name. Node calls it for names only;
+ * IP-literal hosts are judged before the request (some clients never call `lookup` for them).
+ */
+export function pinnedLookup(hostname: string, addresses: readonly ResolvedAddress[], policy: AddressPolicy): LookupFunction {
+  return ((host: string, options: { family?: number | string; all?: boolean }, callback: (...args: unknown[]) => void) => {
+    const expected = hostname.toLowerCase();
+    if (host.toLowerCase() !== expected) return callback(refusedLookup(`unexpected host ${host}`));
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : Number(options.family ?? 0);
+    const usable = addresses.filter((a) => judgeAddress(a.address, policy).public && (family === 0 || a.family === family));
+    if (usable.length === 0) return callback(refusedLookup(`no checked address for ${host}`));
+    if (options.all) return callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+    return callback(null, usable[0]!.address, usable[0]!.family);
+  }) as unknown as LookupFunction;
+}
+
+function refusedLookup(message: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(`Refused by the webhook URL policy: ${message}`);
+  err.code = 'EPOLICY';
+  return err;
+}
+
+/**
+ * Sends webhooks: rule W1 again before every attempt (fresh DNS through the injected resolver),
+ * then one HTTPS POST of the exact bytes with `got` through a keep-alive agent, connecting only
+ * to the addresses that passed, TLS verified against the host name, redirects never followed.
+ */
+export class WebhookSender {
+  private readonly agent: PinnedAgent;
+  private readonly client: Got;
+
+  constructor(private readonly opts: SenderOptions) {
+    this.agent = new PinnedAgent({
+      keepAlive: true,
+      maxSockets: opts.maxSockets ?? 64,
+      maxFreeSockets: 64,
+      scheduling: 'lifo',
+      // Connections go only to checked public addresses and are verified against the host name.
+      rejectUnauthorized: true,
+      ...(opts.extraCa ? { ca: [...rootCertificates, opts.extraCa] } : {}),
+    });
+    this.client = got.extend({
+      agent: { https: this.agent },
+      followRedirect: false,
+      retry: { limit: 0 },
+      throwHttpErrors: false,
+      decompress: false,
+      timeout: { request: opts.timeoutMs },
+      http2: false,
+      https: { rejectUnauthorized: true },
+    });
+  }
+
+  /** One attempt: never throws; every failure is an `AttemptResult`. */
+  async attempt(req: AttemptRequest): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const done = (result: AttemptResult, url: string | null): AttemptOutcome => ({ result, url, durationMs: Math.round(performance.now() - started) });
+    if (!req.registeredUrl) {
+      return done({ kind: 'refused', refusal: { code: 'not-a-url', message: 'The channel has no registered webhook URL.', temporary: false } }, null);
+    }
+    const verdict = await checkWebhookUrl(req.registeredUrl, this.opts.resolver, this.opts.policy);
+    if (!verdict.ok) return done({ kind: 'refused', refusal: verdict.refusal }, req.registeredUrl);
+    const url = expandPlaceholder(verdict.url, req.notificationType);
+    // Belt and braces: the URL object handed to the client has the host that was judged.
+    if (url.hostname !== verdict.url.hostname) throw new Error('placeholder expansion changed the host');
+    try {
+      const statusCode = await this.post(url, verdict.host.kind === 'ip' ? null : verdict.addresses, req);
+      return done({ kind: 'response', statusCode }, url.href);
+    } catch (err) {
+      return done({ kind: 'error', error: describeError(err) }, url.href);
+    }
+  }
+
+  private post(url: URL, pinned: ResolvedAddress[] | null, req: AttemptRequest): Promise<number> {
+    if (pinned === null) {
+      // An IP literal: Node connects without calling `lookup`, so it is judged here, last thing
+      // before the request (checkWebhookUrl judged it too).
+      const literal = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+      if (!isIP(literal) || !judgeAddress(literal, this.opts.policy).public) return Promise.reject(refusedLookup(`address ${literal} is not public`));
+    }
+    const options = {
+      body: req.body,
+      headers: {
+        'content-type': 'application/json',
+        'service-api-version': WEBHOOK_API_VERSION,
+        signature: req.signature,
+        'user-agent': `pf-webhooks/${WEBHOOK_API_VERSION}`,
+        'webhook-delivery-id': req.deliveryId,
+        'webhook-attempt': String(req.attempt),
+      },
+      ...(pinned ? { lookup: pinnedLookup(url.hostname, pinned, this.opts.policy) } : {}),
+      pinnedAddresses: pinned ? pinned.map((a) => a.address).join(',') : url.hostname,
+    };
+    return new Promise<number>((resolve, reject) => {
+      const stream = this.client.stream.post(url, options as never);
+      let statusCode = 0;
+      let received = 0;
+      stream.once('response', (res: { statusCode: number }) => {
+        statusCode = res.statusCode;
+      });
+      stream.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > MAX_RESPONSE_BYTES) {
+          // Enough: the status is known and the rest is not ours to read.
+          stream.destroy();
+          resolve(statusCode);
+        }
+      });
+      stream.once('end', () => resolve(statusCode));
+      stream.once('error', (err: Error) => (statusCode && received > MAX_RESPONSE_BYTES ? resolve(statusCode) : reject(err)));
+    });
+  }
+
+  /** Closes idle keep-alive sockets. */
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+function describeError(err: unknown): string {
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e.name === 'TimeoutError' || e.code === 'ETIMEDOUT') return `timeout: ${e.message ?? 'no answer in time'}`;
+  return [e.code, e.message].filter(Boolean).join(': ') || String(err);
+}

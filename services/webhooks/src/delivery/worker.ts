@@ -1,0 +1,226 @@
+import pg from 'pg';
+import type { Logger } from '@pf/platform/logging';
+import { afterAttempt, attemptError, isSuccess, maxAttempts } from '../domain/delivery-rules';
+import {
+  claimDueDeliveries,
+  failInterruptedLastAttempts,
+  nextDueAt,
+  recordAttempts,
+  type AttemptRecord,
+  type ClaimedDelivery,
+} from '../repositories/deliveries';
+import type { AttemptOutcome, AttemptRequest } from './https-sender';
+
+/** The channel the queue's insert trigger NOTIFYs (see migrations/0001_webhooks.sql). */
+export const DELIVERY_CHANNEL = 'pf_webhooks_delivery';
+
+export interface DeliveryWorkerOptions {
+  pool: pg.Pool;
+  sender: { attempt(req: AttemptRequest): Promise<AttemptOutcome> };
+  retryDelays: readonly number[];
+  /** Attempts in flight at once. */
+  concurrency: number;
+  /** Deliveries claimed per round trip. */
+  claimBatch: number;
+  leaseSeconds: number;
+  /** Longest idle wait when no NOTIFY arrives. */
+  pollIntervalMs: number;
+  logger: Logger;
+}
+
+/**
+ * Works the durable delivery queue: claims due deliveries (`FOR UPDATE SKIP LOCKED`, leased),
+ * makes one attempt each with up to `concurrency` in flight, and records every attempt and the
+ * delivery's next state in batched statements. Woken at once by the insert trigger's NOTIFY; a
+ * retry or a lease that runs out wakes it through the earliest due time; a poll covers anything
+ * missed. Any number of replicas may run side by side: a delivery is only ever in one worker's
+ * hands at a time, and a restarted or crashed worker's deliveries are taken up again when due
+ * (or when their lease runs out).
+ */
+export class DeliveryWorker {
+  private running = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  /** What the idle loop waits for: free capacity (finished attempts) or new work (NOTIFY, due time). */
+  private waitingFor: 'capacity' | 'work' = 'work';
+  /** When the idle loop wakes by itself (ms since the epoch). */
+  private wakeAt = 0;
+  private notified = false;
+  private listener?: pg.Client;
+  private inFlight = 0;
+  private readonly attempts = new Set<Promise<void>>();
+  private readonly toRecord: AttemptRecord[] = [];
+  private recording?: Promise<void>;
+  private readonly maxAttempts: number;
+
+  constructor(private readonly opts: DeliveryWorkerOptions) {
+    this.maxAttempts = maxAttempts(opts.retryDelays);
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.listen();
+    this.loop = this.run();
+  }
+
+  /** Stops claiming, lets the attempts in flight finish and records them, then stops. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all([...this.attempts]);
+    await this.flush();
+    await this.listener?.end().catch(() => undefined);
+    this.listener = undefined;
+  }
+
+  /** Attempts in flight now. */
+  get busy(): number {
+    return this.inFlight;
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (this.running) {
+      try {
+        const free = this.opts.concurrency - this.inFlight;
+        if (free < this.refillAt()) {
+          // Saturated: finished attempts wake the loop once there is room for a batch.
+          await this.idle(this.opts.pollIntervalMs, 'capacity');
+          continue;
+        }
+        this.notified = false;
+        const limit = Math.min(free, this.opts.claimBatch);
+        const claimed = await claimDueDeliveries(this.opts.pool, { limit, leaseSeconds: this.opts.leaseSeconds, maxAttempts: this.maxAttempts });
+        for (const delivery of claimed) this.dispatch(delivery);
+        failures = 0;
+        if (claimed.length === limit) continue;
+        await failInterruptedLastAttempts(this.opts.pool, this.maxAttempts);
+        const due = await nextDueAt(this.opts.pool);
+        // Rows due now but skipped (another replica holds them) must not make this loop spin.
+        const wait = due ? Math.max(25, Math.min(this.opts.pollIntervalMs, due.getTime() - Date.now())) : this.opts.pollIntervalMs;
+        await this.idle(wait, 'work');
+      } catch (err) {
+        failures += 1;
+        const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
+        this.opts.logger.error({ err, retryInMs: delay }, 'webhook delivery worker failed to claim');
+        await this.idle(delay, 'work');
+      }
+    }
+  }
+
+  /** Free slots worth a claim: a batch, not one row per finished attempt. */
+  private refillAt(): number {
+    return Math.max(1, Math.min(this.opts.claimBatch, Math.floor(this.opts.concurrency / 2)));
+  }
+
+  private dispatch(delivery: ClaimedDelivery): void {
+    this.inFlight += 1;
+    const startedAt = new Date();
+    const attempt = this.opts.sender
+      .attempt({
+        registeredUrl: delivery.url,
+        notificationType: delivery.notificationType,
+        body: delivery.body,
+        signature: delivery.signature,
+        deliveryId: delivery.id,
+        attempt: delivery.attempt,
+      })
+      .catch((err: Error): AttemptOutcome => ({ result: { kind: 'error', error: `internal: ${err.message}` }, url: delivery.url, durationMs: Date.now() - startedAt.getTime() }))
+      .then((outcome) => this.record(delivery, startedAt, outcome))
+      .finally(() => {
+        this.inFlight -= 1;
+        this.attempts.delete(attempt);
+        if (this.waitingFor === 'capacity' && this.opts.concurrency - this.inFlight >= this.refillAt()) this.wake?.();
+      });
+    this.attempts.add(attempt);
+  }
+
+  private record(delivery: ClaimedDelivery, startedAt: Date, outcome: AttemptOutcome): void {
+    const next = afterAttempt(outcome.result, delivery.attempt, this.opts.retryDelays, new Date());
+    const record: AttemptRecord = {
+      deliveryId: delivery.id,
+      leaseToken: delivery.leaseToken,
+      attempt: delivery.attempt,
+      startedAt,
+      durationMs: outcome.durationMs,
+      url: outcome.url,
+      outcome: isSuccess(outcome.result) ? 'succeeded' : outcome.result.kind === 'refused' ? 'refused' : 'failed',
+      statusCode: outcome.result.kind === 'response' ? outcome.result.statusCode : null,
+      error: next.status === 'failed' ? next.reason : attemptError(outcome.result),
+      status: next.status,
+      nextAttemptAt: next.status === 'pending' ? next.nextAttemptAt : null,
+    };
+    const log = { deliveryId: delivery.id, channelId: delivery.channelId, notificationType: delivery.notificationType, attempt: delivery.attempt, durationMs: outcome.durationMs };
+    if (next.status === 'succeeded') this.opts.logger.debug({ ...log, statusCode: record.statusCode }, 'webhook delivered');
+    else if (next.status === 'failed') this.opts.logger.warn({ ...log, statusCode: record.statusCode, error: record.error }, 'webhook delivery failed for good');
+    else this.opts.logger.info({ ...log, statusCode: record.statusCode, error: record.error, nextAttemptAt: record.nextAttemptAt }, 'webhook attempt failed; retry scheduled');
+    this.toRecord.push(record);
+    void this.flush().then(() => {
+      // A retry due before the loop would wake by itself: wake it (once the retry is recorded).
+      if (record.nextAttemptAt && this.waitingFor === 'work' && record.nextAttemptAt.getTime() < this.wakeAt) this.wake?.();
+    });
+  }
+
+  /**
+   * Writes the attempts finished so far in one statement; attempts that finish meanwhile go in
+   * the next one (group commit). A failing write is retried: the attempts are not forgotten.
+   */
+  private flush(): Promise<void> {
+    if (this.recording) return this.recording.then(() => (this.toRecord.length > 0 ? this.flush() : undefined));
+    if (this.toRecord.length === 0) return Promise.resolve();
+    this.recording = (async () => {
+      let failures = 0;
+      while (this.toRecord.length > 0) {
+        const batch = this.toRecord.splice(0, 500);
+        try {
+          await recordAttempts(this.opts.pool, batch);
+          failures = 0;
+        } catch (err) {
+          this.toRecord.unshift(...batch);
+          failures += 1;
+          const delay = Math.min(10_000, 100 * 2 ** Math.min(failures, 7));
+          this.opts.logger.error({ err, attempts: batch.length, retryInMs: delay }, 'could not record webhook attempts; retrying');
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    })().finally(() => {
+      this.recording = undefined;
+    });
+    return this.recording;
+  }
+
+  private idle(ms: number, waitingFor: 'capacity' | 'work'): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    if (this.notified && waitingFor === 'work') return Promise.resolve();
+    this.waitingFor = waitingFor;
+    this.wakeAt = Date.now() + ms;
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.wake === done) this.wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wake = done;
+    });
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client(this.opts.pool.options);
+    client.on('notification', () => {
+      this.notified = true;
+      if (this.waitingFor === 'work') this.wake?.();
+    });
+    client.on('error', (err) => {
+      // Losing the listener only costs latency: the poll still runs. Reconnect in the background.
+      this.opts.logger.warn({ err }, 'webhook queue listener connection lost');
+      this.listener = undefined;
+      if (this.running) setTimeout(() => this.running && this.listen().catch(() => undefined), 1000);
+    });
+    await client.connect();
+    await client.query(`LISTEN ${DELIVERY_CHANNEL}`);
+    this.listener = client;
+  }
+}

@@ -1,0 +1,53 @@
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import type { RawSql } from '@pf/platform/outbox/sql';
+import { PrismaClient } from '../generated/prisma/client';
+
+/** The Postgres schema the webhooks service owns. */
+export const WEBHOOKS_SCHEMA = 'webhooks';
+
+/** A Prisma client on the webhooks schema through the pg driver adapter (no Rust engine). */
+export function createPrismaClient(databaseUrl: string, poolMax = 5): PrismaClient {
+  return new PrismaClient({
+    adapter: new PrismaPg({ connectionString: databaseUrl, max: poolMax }, { schema: WEBHOOKS_SCHEMA }),
+  });
+}
+
+/**
+ * The pg pool of the queue, the consumers and the stock windows. Every connection runs with
+ * search_path = webhooks, so the SQL names its tables unqualified, like the migrations.
+ */
+export function createQueuePool(databaseUrl: string, max = 8): pg.Pool {
+  return new pg.Pool({ connectionString: databaseUrl, max, options: `-c search_path=${WEBHOOKS_SCHEMA}` });
+}
+
+/** A transaction on one pooled connection; also what the platform's inbox needs (`RawSql`). */
+export interface Tx extends RawSql {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** Anything that runs a query: the pool (autocommit) or a transaction. */
+export type Queryable = Pick<Tx, 'query'>;
+
+/** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<R>(pool: pg.Pool, work: (tx: Tx) => Promise<R>): Promise<R> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const tx: Tx = {
+      query: (text, values) => client.query(text, values as unknown[]),
+      async $executeRawUnsafe(text, ...values) {
+        return (await client.query(text, values)).rowCount ?? 0;
+      },
+    };
+    const result = await work(tx);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}

@@ -1,0 +1,267 @@
+import { randomUUID } from 'node:crypto';
+import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import type { Queryable } from './db';
+
+export type DeliveryStatus = 'pending' | 'sending' | 'succeeded' | 'failed';
+export type DeliveryOrigin = 'event' | 'resend' | 'redelivery';
+
+/** A delivery about to be queued: bytes and signature are final. */
+export interface NewDelivery {
+  id: string;
+  channelId: string;
+  teamCode: string;
+  notificationType: string;
+  orderUuid: string | null;
+  origin: DeliveryOrigin;
+  sourceEventId: string | null;
+  redeliveryOf: string | null;
+  body: Buffer;
+  signature: string;
+  secretVersion: number;
+}
+
+/**
+ * Queues deliveries, due at once. A second delivery for the same source event and channel is
+ * ignored (returns false for it). The insert's trigger NOTIFYs the workers on commit.
+ */
+export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDelivery[]): Promise<string[]> {
+  if (deliveries.length === 0) return [];
+  const cols = (f: (d: NewDelivery) => unknown) => deliveries.map(f);
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO delivery (id, channel_id, team_code, notification_type, order_uuid, origin, source_event_id, redelivery_of,
+                           body, signature, secret_version, status, next_attempt_at)
+     SELECT u.id, u.channel_id, u.team_code, u.notification_type, u.order_uuid, u.origin, u.source_event_id, u.redelivery_of,
+            u.body, u.signature, u.secret_version, 'pending', now()
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::uuid[], $8::uuid[], $9::bytea[], $10::text[], $11::int[])
+            AS u(id, channel_id, team_code, notification_type, order_uuid, origin, source_event_id, redelivery_of, body, signature, secret_version)
+     ON CONFLICT (source_event_id, channel_id) WHERE source_event_id IS NOT NULL DO NOTHING
+     RETURNING id`,
+    [
+      cols((d) => d.id),
+      cols((d) => d.channelId),
+      cols((d) => d.teamCode),
+      cols((d) => d.notificationType),
+      cols((d) => d.orderUuid),
+      cols((d) => d.origin),
+      cols((d) => d.sourceEventId),
+      cols((d) => d.redeliveryOf),
+      cols((d) => d.body),
+      cols((d) => d.signature),
+      cols((d) => d.secretVersion),
+    ],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** A delivery claimed by a worker for one attempt. */
+export interface ClaimedDelivery {
+  id: string;
+  channelId: string;
+  notificationType: string;
+  body: Buffer;
+  signature: string;
+  /** The number of the attempt being made (1-based). */
+  attempt: number;
+  leaseToken: string;
+  /** The channel's registered URL now (registering again replaces it for retries too). */
+  url: string | null;
+  createdAt: Date;
+}
+
+/**
+ * Claims due deliveries for one attempt each: pending ones whose time has come, and ones being
+ * sent whose lease ran out (their worker died). `FOR UPDATE SKIP LOCKED` lets replicas claim
+ * side by side without waiting or taking the same row; the lease (a due time in the future and a
+ * token) keeps every other worker off the row until the attempt is recorded or the lease ends.
+ */
+export async function claimDueDeliveries(
+  db: Queryable,
+  opts: { limit: number; leaseSeconds: number; maxAttempts: number },
+): Promise<ClaimedDelivery[]> {
+  const token = randomUUID();
+  const { rows } = await db.query<{
+    id: string;
+    channel_id: string;
+    notification_type: string;
+    body: Buffer;
+    signature: string;
+    attempt_count: number;
+    url: string | null;
+    created_at: Date;
+  }>(
+    `WITH due AS (
+       SELECT id FROM delivery
+        WHERE status IN ('pending', 'sending') AND next_attempt_at <= now() AND attempt_count < $3
+        ORDER BY next_attempt_at
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED
+     )
+     UPDATE delivery d
+        SET status = 'sending', attempt_count = d.attempt_count + 1, lease_token = $4,
+            next_attempt_at = now() + make_interval(secs => $2), updated_at = now()
+       FROM due
+      WHERE d.id = due.id
+     RETURNING d.id, d.channel_id, d.notification_type, d.body, d.signature, d.attempt_count, d.created_at,
+               (SELECT e.url FROM endpoint e WHERE e.channel_id = d.channel_id) AS url`,
+    [opts.limit, opts.leaseSeconds, opts.maxAttempts, token],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    channelId: r.channel_id,
+    notificationType: r.notification_type,
+    body: r.body,
+    signature: r.signature,
+    attempt: r.attempt_count,
+    leaseToken: token,
+    url: r.url,
+    createdAt: r.created_at,
+  }));
+}
+
+/**
+ * A delivery whose last allowed attempt was interrupted (its worker died and the lease ran out)
+ * fails: its attempts are used up, and sending it again could exceed them.
+ */
+export async function failInterruptedLastAttempts(db: Queryable, maxAttempts: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE delivery SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, completed_at = now(), updated_at = now(),
+            last_error = 'the last attempt was interrupted (its worker stopped before recording the answer)'
+      WHERE status = 'sending' AND next_attempt_at <= now() AND attempt_count >= $1`,
+    [maxAttempts],
+  );
+  return rowCount ?? 0;
+}
+
+/** The record of one attempt and what the delivery becomes. */
+export interface AttemptRecord {
+  deliveryId: string;
+  leaseToken: string;
+  attempt: number;
+  startedAt: Date;
+  durationMs: number;
+  url: string | null;
+  outcome: 'succeeded' | 'failed' | 'refused';
+  statusCode: number | null;
+  error: string | null;
+  /** The delivery's new status: succeeded, failed, or pending again until `nextAttemptAt`. */
+  status: 'pending' | 'succeeded' | 'failed';
+  nextAttemptAt: Date | null;
+}
+
+/**
+ * Records attempts in one statement: the attempt log rows, and each delivery's new state, but
+ * only while the lease is still the worker's own (a worker that overran its lease must not undo
+ * the next worker's claim; its attempt is still logged).
+ */
+export async function recordAttempts(db: Queryable, records: readonly AttemptRecord[]): Promise<void> {
+  if (records.length === 0) return;
+  const col = <T>(f: (r: AttemptRecord) => T) => records.map(f);
+  await db.query(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[], $6::text[], $7::text[], $8::int[], $9::text[], $10::text[], $11::timestamptz[])
+         AS u(delivery_id, lease_token, attempt_number, started_at, duration_ms, url, outcome, status_code, error, status, next_attempt_at)
+     ), updated AS (
+       UPDATE delivery d
+          SET status = i.status, next_attempt_at = i.next_attempt_at, lease_token = NULL,
+              last_status_code = i.status_code, last_error = i.error, updated_at = now(),
+              completed_at = CASE WHEN i.status IN ('succeeded', 'failed') THEN now() END
+         FROM input i
+        WHERE d.id = i.delivery_id AND d.lease_token = i.lease_token
+       RETURNING d.id
+     )
+     INSERT INTO delivery_attempt (delivery_id, attempt_number, started_at, duration_ms, url, outcome, status_code, error, next_attempt_at)
+     SELECT delivery_id, attempt_number, started_at, duration_ms, url, outcome, status_code, error, next_attempt_at FROM input`,
+    [
+      col((r) => r.deliveryId),
+      col((r) => r.leaseToken),
+      col((r) => r.attempt),
+      col((r) => r.startedAt),
+      col((r) => r.durationMs),
+      col((r) => r.url),
+      col((r) => r.outcome),
+      col((r) => r.statusCode),
+      col((r) => r.error),
+      col((r) => r.status),
+      col((r) => r.nextAttemptAt),
+    ],
+  );
+}
+
+/** When the next open delivery falls due (null when there is none). */
+export async function nextDueAt(db: Queryable): Promise<Date | null> {
+  const { rows } = await db.query<{ due: Date | null }>(`SELECT min(next_attempt_at) AS due FROM delivery WHERE status IN ('pending', 'sending')`);
+  return rows[0]?.due ?? null;
+}
+
+/** What redelivery copies from a delivery. */
+export interface StoredDelivery {
+  id: string;
+  channelId: string;
+  teamCode: string;
+  notificationType: string;
+  orderUuid: string | null;
+  status: DeliveryStatus;
+  body: Buffer;
+  signature: string;
+  secretVersion: number;
+}
+
+export async function findStoredDelivery(db: Queryable, id: string): Promise<StoredDelivery | null> {
+  const { rows } = await db.query<{
+    id: string;
+    channel_id: string;
+    team_code: string;
+    notification_type: string;
+    order_uuid: string | null;
+    status: DeliveryStatus;
+    body: Buffer;
+    signature: string;
+    secret_version: number;
+  }>('SELECT id, channel_id, team_code, notification_type, order_uuid, status, body, signature, secret_version FROM delivery WHERE id = $1', [id]);
+  const r = rows[0];
+  return r
+    ? {
+        id: r.id,
+        channelId: r.channel_id,
+        teamCode: r.team_code,
+        notificationType: r.notification_type,
+        orderUuid: r.order_uuid,
+        status: r.status,
+        body: r.body,
+        signature: r.signature,
+        secretVersion: r.secret_version,
+      }
+    : null;
+}
+
+// --- back-office reads (Prisma) ---
+
+const deliveryWithAttempts = {
+  attempts: { orderBy: [{ attemptNumber: 'asc' }, { id: 'asc' }] },
+} satisfies Prisma.DeliveryInclude;
+
+export type DeliveryWithAttempts = Prisma.DeliveryGetPayload<{ include: typeof deliveryWithAttempts }>;
+
+export async function findDeliveryWithAttempts(prisma: PrismaClient, id: string): Promise<DeliveryWithAttempts | null> {
+  return prisma.delivery.findUnique({ where: { id }, include: deliveryWithAttempts });
+}
+
+/**
+ * A page of the channel's delivery log, newest first. Keyset pagination on (created_at, id):
+ * `after` is the last delivery of the previous page.
+ */
+export async function listDeliveries(
+  prisma: PrismaClient,
+  q: { channelId: string; status?: DeliveryStatus; notificationType?: string; orderUuid?: string; first: number; after?: { createdAt: Date; id: string } },
+): Promise<DeliveryWithAttempts[]> {
+  const where: Prisma.DeliveryWhereInput = {
+    channelId: q.channelId,
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.notificationType ? { notificationType: q.notificationType } : {}),
+    ...(q.orderUuid ? { orderUuid: q.orderUuid } : {}),
+    ...(q.after
+      ? { OR: [{ createdAt: { lt: q.after.createdAt } }, { createdAt: q.after.createdAt, id: { lt: q.after.id } }] }
+      : {}),
+  };
+  return prisma.delivery.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: q.first, include: deliveryWithAttempts });
+}

@@ -1,0 +1,21 @@
+import type pg from 'pg';
+import type { Logger } from '@pf/platform/logging';
+import type { SecretBox } from '../domain/secrets';
+import type { AddressPolicy, HostResolver } from '../domain/url-policy';
+import type { PrismaClient } from '../generated/prisma/client';
+
+/** What the webhooks use cases need. */
+export interface WebhooksDeps {
+  /** The queue's pg pool (search_path = webhooks). */
+  pool: pg.Pool;
+  prisma: PrismaClient;
+  secrets: SecretBox;
+  /** DNS for rule W1 (injected: tests answer from a table). */
+  resolver: HostResolver;
+  /** Address ranges accepted besides public ones (empty in production). */
+  policy: AddressPolicy;
+  /** Waits between attempts, seconds. */
+  retryDelays: readonly number[];
+  stockWindowSeconds: number;
+  logger: Logger;
+}

@@ -1,0 +1,134 @@
+import type { Identity } from '@pf/platform/identity';
+import { Problem } from '@pf/platform/problems';
+import { authoriseBackOffice, maySeeTeam, targetChannel } from '../domain/authorisation';
+import { mayQueueNewWebhooks } from '../domain/delivery-rules';
+import {
+  isResendableType,
+  orderCreatedPayload,
+  orderFulfillableStatusUpdatedPayload,
+  orderStatusUpdatedPayload,
+  RESENDABLE_TYPES,
+  type OrderSnapshot,
+  type ResendableType,
+} from '../domain/notifications';
+import { inTransaction } from '../repositories/db';
+import { findStoredDelivery, insertDeliveries } from '../repositories/deliveries';
+import { endpointForQueueing } from '../repositories/endpoints';
+import { findOrderView, type OrderViewRow } from '../repositories/read-models';
+import type { WebhooksDeps } from './deps';
+import { queueForChannel, type Notification } from './queueing';
+import { randomUUID } from 'node:crypto';
+
+/** What a resend answers: the delivery it queued. */
+export interface QueuedWebhook {
+  deliveryId: string;
+  notificationType: ResendableType;
+  orderUuid: string;
+  status: 'pending';
+  queuedAt: Date;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Rule O1: the same answer for an order that does not exist and one the channel may not see. */
+const orderNotFound = () =>
+  Problem.validation([{ property: 'orderUuid', message: 'No order with this uuid was found for this channel.' }], 'The order could not be found.');
+
+function snapshotOfView(o: OrderViewRow): OrderSnapshot {
+  return {
+    orderUuid: o.orderUuid,
+    teamCode: o.teamCode,
+    channelCode: o.channelCode,
+    orderNumber: o.orderNumber,
+    status: o.status,
+    fulfillableStatus: o.fulfillableStatus,
+    createdAt: o.createdAt.toISOString(),
+    updatedAt: o.updatedAt.toISOString(),
+    confirmedAt: o.confirmedAt?.toISOString() ?? null,
+  };
+}
+
+/** The resent webhook describes the order as it is now (no "original" status: null). */
+function currentStateNotification(type: ResendableType, order: OrderViewRow): Notification {
+  const snapshot = snapshotOfView(order);
+  switch (type) {
+    case 'order-created':
+      return { notificationType: type, orderUuid: order.orderUuid, payload: orderCreatedPayload(snapshot) };
+    case 'order-status-updated':
+      return { notificationType: type, orderUuid: order.orderUuid, payload: orderStatusUpdatedPayload(snapshot, null, order.status) };
+    case 'order-fulfillable-status-updated':
+      return { notificationType: type, orderUuid: order.orderUuid, payload: orderFulfillableStatusUpdatedPayload(snapshot, null, order.fulfillableStatus) };
+  }
+}
+
+/**
+ * `POST /webhooks/resend`: queues an order-level webhook describing the order's current state,
+ * signed with the channel's current secret. Only orders created through the API on this channel
+ * (rule O1); any other uuid, known or not, gets the same 422.
+ */
+export async function resendWebhook(
+  deps: WebhooksDeps,
+  identity: Identity,
+  input: { orderUuid: string; notificationType: string; channelId?: string | null },
+): Promise<QueuedWebhook> {
+  const ref = targetChannel(identity, input.channelId);
+  if (!isResendableType(input.notificationType)) {
+    throw Problem.validation([{ property: 'notificationType', message: `Must be one of ${RESENDABLE_TYPES.join(', ')}.` }]);
+  }
+  const type = input.notificationType;
+  if (!UUID.test(input.orderUuid)) throw orderNotFound();
+  const order = await findOrderView(deps.pool, input.orderUuid.toLowerCase());
+  if (!order || order.origin !== 'api' || order.channelId !== ref.channelId) throw orderNotFound();
+
+  return inTransaction(deps.pool, async (tx) => {
+    const id = await queueForChannel(deps, tx, ref.channelId, () => currentStateNotification(type, order), 'resend', null);
+    if (!id) throw await notQueueable(deps, ref.channelId);
+    return { deliveryId: id, notificationType: type, orderUuid: order.orderUuid, status: 'pending' as const, queuedAt: new Date() };
+  });
+}
+
+/** Why a channel gets no new webhook: no URL registered (422 naming `url`), or inactive (403). */
+async function notQueueable(deps: WebhooksDeps, channelId: string): Promise<Problem> {
+  const endpoint = await endpointForQueueing(deps.pool, channelId);
+  if (!endpoint?.url) {
+    return Problem.validation([{ property: 'url', message: 'No webhook URL is registered for this channel (POST /webhooks).' }], 'No webhook URL is registered for this channel.');
+  }
+  if (endpoint.channel?.standard) return new Problem('standard-channel', { detail: 'The Standard channel cannot receive webhooks.' });
+  return new Problem('channel-inactive', { detail: 'The channel is inactive; no new webhooks are sent to it.' });
+}
+
+/**
+ * Back-office: sends a failed delivery again as a new delivery with the SAME bytes and signature
+ * (and a fresh set of attempts). Only while the channel may get new webhooks.
+ */
+export async function redeliver(deps: WebhooksDeps, identity: Identity, deliveryId: string) {
+  authoriseBackOffice(identity);
+  const notFound = () => Problem.notFound(`Delivery ${deliveryId} was not found.`);
+  if (!UUID.test(deliveryId)) throw notFound();
+  return inTransaction(deps.pool, async (tx) => {
+    const original = await findStoredDelivery(tx, deliveryId.toLowerCase());
+    if (!original || !maySeeTeam(identity, original.teamCode)) throw notFound();
+    if (original.status !== 'failed') {
+      throw new Problem('conflict', { detail: `Only a failed delivery can be redelivered; this one is ${original.status}.` });
+    }
+    const endpoint = await endpointForQueueing(tx, original.channelId);
+    if (!endpoint || !mayQueueNewWebhooks(endpoint.channel, endpoint.url)) throw await notQueueable(deps, original.channelId);
+    const [id] = await insertDeliveries(tx, [
+      {
+        id: randomUUID(),
+        channelId: original.channelId,
+        teamCode: original.teamCode,
+        notificationType: original.notificationType,
+        orderUuid: original.orderUuid,
+        origin: 'redelivery',
+        sourceEventId: null,
+        redeliveryOf: original.id,
+        body: original.body,
+        signature: original.signature,
+        secretVersion: original.secretVersion,
+      },
+    ]);
+    deps.logger.info({ deliveryId: id, redeliveryOf: original.id, channelId: original.channelId }, 'failed delivery queued again');
+    return id!;
+  });
+}
