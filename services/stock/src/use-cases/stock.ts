@@ -48,7 +48,7 @@ function productNotFound(uuid: string): Problem {
 /** Sets a warehouse's on-hand stock of a product to a counted quantity, with a reason. */
 export function setStock(deps: StockDeps, identity: Identity, input: SetStockInput): Promise<WarehouseStock> {
   const violations = [...quantityViolations(input.quantity, 'input.quantity', 0), ...reasonViolations(input.reason, 'input.reason')];
-  return changeOnHand(deps, identity, input, violations, 'set', (onHand) => input.quantity);
+  return changeOnHand(deps, identity, input, violations, 'set', () => input.quantity);
 }
 
 /** Adds to (or takes from) a warehouse's on-hand stock of a product, with a reason. */
@@ -116,9 +116,11 @@ export async function productStocks(deps: StockDeps, identity: Identity, uuids: 
     deps.prisma,
     products.map((p) => p.uuid),
   );
+  const byProduct = new Map<string, WarehouseStock[]>();
+  for (const l of levels) byProduct.set(l.productUuid, [...(byProduct.get(l.productUuid) ?? []), l]);
   const result = new Map<string, ProductStock>();
   for (const product of products) {
-    const own = levels.filter((l) => l.productUuid === product.uuid);
+    const own = byProduct.get(product.uuid) ?? [];
     const figure = stockFigure(
       product,
       own.map((l) => ({ warehouseEnabled: l.warehouse.enabled, onHand: l.onHand, held: l.held })),
