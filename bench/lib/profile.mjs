@@ -14,6 +14,8 @@ import path from 'node:path';
 export function summarizeCpuProfile(file, root, top = 20, windows) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id);
   // Self time per node: each sample names the node that was on top of the stack.
   const selfUs = new Map();
   const deltas = profile.timeDeltas ?? [];
@@ -31,6 +33,7 @@ export function summarizeCpuProfile(file, root, top = 20, windows) {
   let idleUs = 0;
   const fns = new Map();
   const origins = new Map();
+  const inclusive = new Map();
   for (const [id, us] of selfUs) {
     const { callFrame } = byId.get(id);
     if (callFrame.functionName === '(idle)') {
@@ -41,6 +44,17 @@ export function summarizeCpuProfile(file, root, top = 20, windows) {
     const key = `${callFrame.functionName || '(anonymous)'} ${where.location}`;
     fns.set(key, (fns.get(key) ?? 0) + us);
     origins.set(where.origin, (origins.get(where.origin) ?? 0) + us);
+    // Inclusive ("total") time: each function on the stack once, recursion counted once.
+    const seen = new Set();
+    for (let at = id; at !== undefined; at = parentOf.get(at)) {
+      const frame = byId.get(at).callFrame;
+      if (!frame.url || frame.url.startsWith('node:')) continue;
+      const w = originOf(frame, root);
+      const k = `${frame.functionName || '(anonymous)'} ${w.location}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      inclusive.set(k, (inclusive.get(k) ?? 0) + us);
+    }
   }
   const busyUs = totalUs - idleUs;
   const rank = (m) =>
@@ -48,7 +62,15 @@ export function summarizeCpuProfile(file, root, top = 20, windows) {
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
       .map(([name, us]) => ({ name, ms: us / 1000, percentOfBusy: (100 * us) / busyUs }));
-  return { file, totalMs: totalUs / 1000, busyMs: busyUs / 1000, functions: rank(fns), origins: rank(origins) };
+  return {
+    file,
+    totalMs: totalUs / 1000,
+    busyMs: busyUs / 1000,
+    functions: rank(fns),
+    origins: rank(origins),
+    /** Functions of our code and of packages (not Node's internals) by time including their callees. */
+    inclusive: rank(inclusive),
+  };
 }
 
 function originOf(callFrame, root) {
