@@ -201,7 +201,7 @@ export async function lockOrderOfFulfilment(tx: pg.PoolClient, fulfilmentUuid: s
  * identical requests run one after the other, and the later ones find the order the first made.
  */
 export async function lockOrderNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<void> {
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`orders:${channelId}\u0000${orderNumber}`]);
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`orders:${channelId.length}:${channelId}:${orderNumber}`]);
 }
 
 /** The API order with this number on the channel, locked. */
