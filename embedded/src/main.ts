@@ -2,11 +2,11 @@ import http from 'node:http';
 import path from 'node:path';
 import express from 'express';
 import { accountsService, seedDemoAccount } from '@pf/accounts';
-import { catalogService } from '@pf/catalog';
+import { catalogService, seedDemoCatalog } from '@pf/catalog';
 import { gatewayService } from '@pf/gateway';
 import { ordersService } from '@pf/orders';
 import { restEdgeService } from '@pf/rest-edge';
-import { stockService } from '@pf/stock';
+import { seedDemoStock, stockService } from '@pf/stock';
 import { webhooksService } from '@pf/webhooks';
 import { InMemoryEventBus } from '@pf/platform/bus/memory';
 import { env, loadConfig } from '@pf/platform/config';
@@ -128,6 +128,9 @@ async function demoCredentials(opts: {
   const account = saved
     ? { channelId: saved.channelId, token: saved.token, teamCode: saved.channelId.split('-')[0]! }
     : await seedDemoAccount({ databaseUrl: opts.databaseUrl });
+  // Both seeders are idempotent: a catalogue that exists is kept, stock is added only where missing.
+  const catalog = await seedDemoCatalog({ databaseUrl: opts.databaseUrl, teamCode: account.teamCode });
+  await seedDemoStock({ databaseUrl: opts.databaseUrl, teamCode: account.teamCode, products: catalog.products });
   const credentials: DemoCredentials = {
     restBaseUrl: `${opts.restBase}/v1/channels/${account.channelId}`,
     graphqlUrl: opts.graphqlUrl,

@@ -51,6 +51,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   const { logger } = opts;
   const pool = createSubgraphFetcher(opts.subgraphPool);
+  // @apollo/gateway otherwise sends usage metrics to Apollo and probes cloud metadata endpoints
+  // (169.254.169.254) at start. We report nothing to third parties; the library reads only this switch.
+  process.env.APOLLO_TELEMETRY_DISABLED = 'true';
   const gateway = new ApolloGateway({
     supergraphSdl: opts.supergraphSdl,
     logger: logger.child({ component: 'apollo-gateway' }),
