@@ -80,15 +80,22 @@ async function main(): Promise<void> {
   };
 
   // Subgraphs on ephemeral loopback ports; only the gateway and the edge have well-known ones.
+  // Services that call another directly (orders and webhooks call stock, the edge calls accounts
+  // and stock) find it as `<NAME>_URL`; SUBGRAPHS is ordered so a callee starts before its callers.
   const subgraphUrls: Record<string, string> = {};
-  for (const def of SUBGRAPHS) subgraphUrls[def.name] = `${await start(def, 0)}/graphql`;
+  const directUrls: NodeJS.ProcessEnv = {};
+  for (const def of SUBGRAPHS) {
+    const url = `${await start(def, 0, { ...directUrls })}/graphql`;
+    subgraphUrls[def.name] = url;
+    directUrls[`${def.name.toUpperCase()}_URL`] = url;
+  }
   const subgraphEnv = Object.fromEntries(
     Object.entries(subgraphUrls).map(([name, url]) => [`SUBGRAPH_${name.toUpperCase()}_URL`, url]),
   );
   const gatewayBase = await start(gatewayService, config.PF_GATEWAY_PORT, subgraphEnv);
   const restBase = await start(restEdgeService, config.PF_REST_PORT, {
+    ...directUrls,
     GATEWAY_URL: `${gatewayBase}/graphql`,
-    ACCOUNTS_URL: subgraphUrls.accounts,
     RATE_LIMIT_STORE: 'memory',
   });
 
