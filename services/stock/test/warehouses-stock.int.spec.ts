@@ -131,6 +131,26 @@ describe('warehouses and stock (back-office)', () => {
       expect((await outboxAfter(h, seq)).map((r) => r.envelope.payload.previousStock)).toEqual(expect.arrayContaining([5, 0]));
     });
 
+    it('disabling a warehouse stocking 2500 products writes one event for each, in several outbox statements', async () => {
+      const w = await warehouse(h, 'big', 'main');
+      // Fixture rows straight into the tables: 2500 products of team big, each with stock here.
+      // Their events go to the outbox in several statements (one statement binds at most 65535
+      // parameters, and a warehouse may stock 100 000 products).
+      await h.pool.query(
+        `WITH p AS (
+           INSERT INTO stock.product (uuid, team_code, sku, active_state, pod_enabled, pod_approved, version)
+           SELECT gen_random_uuid(), 'big', 'BIG-' || g, 'active', false, false, 1 FROM generate_series(1, 2500) g RETURNING uuid)
+         INSERT INTO stock.stock_level (product_uuid, warehouse_id, team_code, on_hand) SELECT uuid, $1, 'big', 2 FROM p`,
+        [w],
+      );
+      const seq = await lastOutboxSeq(h);
+      await h.ok(backOffice('big'), UPDATE_WAREHOUSE, { id: w, input: { enabled: false } });
+      const rows = await outboxAfter(h, seq);
+      expect(rows).toHaveLength(2500);
+      expect(new Set(rows.map((r) => r.event_key)).size).toBe(2500);
+      expect(rows.every((r) => r.envelope.payload.previousStock === 2 && r.envelope.payload.stock === 0)).toBe(true);
+    }, 60_000);
+
     it('is not written for print-on-demand approval or activation, nor for deletion (they show only in the feed)', async () => {
       const w = await warehouse(h, team, 'podw');
       let p = await h.product(team);

@@ -162,3 +162,25 @@ export async function feedPage(db: Db, teamCode: string, after: string | null, l
     : await db.$queryRawUnsafe<{ product_uuid: string; sku: string | null; stock: number }[]>(feedPageSql(false), teamCode, limit);
   return rows.map((r) => ({ productUuid: r.product_uuid, sku: r.sku, stock: r.stock }));
 }
+
+/**
+ * The S1 figure of each product (null when deleted), computed by STOCK_FIGURE_SQL like the feed,
+ * with each product's own team's enabled warehouses. For the before/after snapshots of changes
+ * that may touch many products at once (a warehouse enabled or disabled).
+ */
+export async function figuresOfProducts(
+  db: Db,
+  productUuids: readonly string[],
+): Promise<{ productUuid: string; teamCode: string; sku: string | null; figure: number | null }[]> {
+  if (productUuids.length === 0) return [];
+  const rows = await db.$queryRawUnsafe<{ product_uuid: string; team_code: string; sku: string | null; figure: number | null }[]>(
+    `SELECT p.uuid::text AS product_uuid, p.team_code, p.sku, CASE WHEN p.deleted THEN NULL ELSE ${STOCK_FIGURE_SQL} END AS figure
+       FROM stock.product p
+       JOIN (SELECT t.team_code, ARRAY(SELECT id FROM stock.warehouse w WHERE w.team_code = t.team_code AND w.enabled) AS ids
+               FROM (SELECT DISTINCT team_code FROM stock.product WHERE uuid = ANY($1::uuid[])) t) e ON e.team_code = p.team_code
+      WHERE p.uuid = ANY($1::uuid[])
+      ORDER BY p.uuid`,
+    [...productUuids],
+  );
+  return rows.map((r) => ({ productUuid: r.product_uuid, teamCode: r.team_code, sku: r.sku, figure: r.figure }));
+}

@@ -5,8 +5,8 @@ import type { Logger } from '@pf/platform/logging';
 import { appendToOutbox, newEvent } from '@pf/platform/outbox/outbox';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { ProductFacts } from '../domain/model';
-import { figureChanges, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
-import { levelsOf } from '../repositories/stock-repository';
+import { figureChanges, type FigureSnapshot } from '../domain/stock-figure';
+import { figuresOfProducts } from '../repositories/stock-repository';
 
 /** The Postgres schema stock owns; its outbox_event and inbox_event tables are in it. */
 export const STOCK_SCHEMA = 'stock';
@@ -27,6 +27,9 @@ export function nowOf(deps: StockDeps): Date {
   return deps.now?.() ?? new Date();
 }
 
+/** Events per outbox INSERT. */
+const OUTBOX_CHUNK = 1000;
+
 /** How many times a transaction that lost a serialization or deadlock race is run again. */
 const ATTEMPTS = 5;
 
@@ -39,18 +42,24 @@ const ATTEMPTS = 5;
  * deadlock or a serialization failure, the whole work runs again (it reads everything afresh), so
  * callers never see such an error.
  */
-export async function changeWithEvents<R>(deps: StockDeps, work: (tx: Tx) => Promise<{ result: R; events: OutgoingEvent[] }>): Promise<R> {
+export async function changeWithEvents<R>(
+  deps: StockDeps,
+  work: (tx: Tx) => Promise<{ result: R; events: OutgoingEvent[] }>,
+  opts: { timeoutMs?: number } = {},
+): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await deps.prisma.$transaction(
         async (tx) => {
           const { result, events } = await work(tx);
-          await appendToOutbox(tx, STOCK_SCHEMA, events);
+          // Disabling a warehouse may change thousands of figures: stay far below Postgres's
+          // 65535 bind parameters per statement (four per event).
+          for (let i = 0; i < events.length; i += OUTBOX_CHUNK) await appendToOutbox(tx, STOCK_SCHEMA, events.slice(i, i + OUTBOX_CHUNK));
           return result;
         },
         // Holds may queue behind each other's product locks: wait for a connection and run longer
         // than Prisma's defaults (2 s, 5 s) before giving up.
-        { maxWait: 10_000, timeout: 30_000 },
+        { maxWait: 10_000, timeout: opts.timeoutMs ?? 30_000 },
       );
     } catch (err) {
       if (attempt >= ATTEMPTS || !isRetryableConflict(err)) throw err;
@@ -86,18 +95,12 @@ export function actorOf(identity: Identity): string {
   }
 }
 
-/** The S1 figures of (locked) products from their stock rows, computed by the domain rule. */
-export async function figuresOf(tx: Tx, products: readonly ProductFacts[]): Promise<FigureSnapshot[]> {
-  const byProduct = new Map<string, WarehouseLevel[]>();
-  for (const l of await levelsOf(
+/** The S1 figures of (locked) products, as the feed computes them. */
+export function figuresOf(tx: Tx, products: readonly ProductFacts[]): Promise<FigureSnapshot[]> {
+  return figuresOfProducts(
     tx,
     products.map((p) => p.uuid),
-  )) {
-    const list = byProduct.get(l.productUuid) ?? [];
-    list.push({ warehouseEnabled: l.warehouse.enabled, onHand: l.onHand, held: l.held });
-    byProduct.set(l.productUuid, list);
-  }
-  return products.map((p) => ({ productUuid: p.uuid, teamCode: p.teamCode, sku: p.sku, figure: stockFigure(p, byProduct.get(p.uuid) ?? []) }));
+  );
 }
 
 /** One `stock-level.changed` per product whose figure differs between the two snapshots. */

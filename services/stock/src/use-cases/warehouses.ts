@@ -90,7 +90,9 @@ export async function updateWarehouse(deps: StockDeps, identity: Identity, id: s
     const updated = await saveWarehouse(tx, id, change);
     const after = await figuresOf(tx, products);
     return { result: updated, events: stockLevelEvents(before, after, nowOf(deps)) };
-  });
+    // A warehouse may stock the whole catalogue: one event per product (100 000 of them) may take
+    // far longer than a hold. Rare, and the product locks it holds meanwhile only delay holds.
+  }, { timeoutMs: 300_000 });
 }
 
 /** One warehouse by id; another team's (or none) reads as null. Not for integrations. */
