@@ -16,12 +16,12 @@ describe('fulfilments from held stock', () => {
     { lineNumber: 3, quantity: 1, allocations: [{ location: loc('print-on-demand'), quantity: 1 }] },
   ];
 
-  it('one fulfilment per supplier location; a split line appears in each with its share', () => {
+  it('one fulfilment per supplier location (by code); a split line appears in each with its share', () => {
     let n = 0;
     const built = buildFulfilments(lines, held, { newUuid: () => `f${++n}`, method: { code: 'std', name: 'Standard' } });
     expect(built).toEqual([
-      { uuid: 'f1', supplierLocation: loc('leeds'), shippingMethod: { code: 'std', name: 'Standard' }, lines: [{ lineNumber: 1, sku: 'A', quantity: 3 }, { lineNumber: 2, sku: 'B', quantity: 2 }] },
-      { uuid: 'f2', supplierLocation: loc('berlin', 'DE'), shippingMethod: { code: 'std', name: 'Standard' }, lines: [{ lineNumber: 2, sku: 'B', quantity: 3 }] },
+      { uuid: 'f1', supplierLocation: loc('berlin', 'DE'), shippingMethod: { code: 'std', name: 'Standard' }, lines: [{ lineNumber: 2, sku: 'B', quantity: 3 }] },
+      { uuid: 'f2', supplierLocation: loc('leeds'), shippingMethod: { code: 'std', name: 'Standard' }, lines: [{ lineNumber: 1, sku: 'A', quantity: 3 }, { lineNumber: 2, sku: 'B', quantity: 2 }] },
       { uuid: 'f3', supplierLocation: loc('print-on-demand'), shippingMethod: { code: 'std', name: 'Standard' }, lines: [{ lineNumber: 3, sku: 'C', quantity: 1 }] },
     ]);
   });
@@ -34,14 +34,14 @@ describe('fulfilments from held stock', () => {
     let n = 0;
     const built = buildFulfilments(lines, held, { newUuid: () => `n${++n}`, method: { code: 'std', name: 'Standard' }, previous });
     expect(built.map((f) => [f.supplierLocation.code, f.shippingMethod?.code])).toEqual([
-      ['leeds', 'exp'],
       ['berlin', 'std'],
+      ['leeds', 'exp'],
       ['print-on-demand', 'std'],
     ]);
     expect(replacedFulfilments(previous, built)).toEqual([
-      { supplierLocation: loc('leeds'), previousUuid: 'old-leeds', newUuid: 'n1' },
+      { supplierLocation: loc('leeds'), previousUuid: 'old-leeds', newUuid: 'n2' },
       { supplierLocation: loc('york'), previousUuid: 'old-york', newUuid: null },
-      { supplierLocation: loc('berlin', 'DE'), previousUuid: null, newUuid: 'n2' },
+      { supplierLocation: loc('berlin', 'DE'), previousUuid: null, newUuid: 'n1' },
       { supplierLocation: loc('print-on-demand'), previousUuid: null, newUuid: 'n3' },
     ]);
   });

@@ -16,8 +16,8 @@ export interface NewFulfilment {
 }
 
 /**
- * Groups the held allocations by supplier location: one draft fulfilment per location, in the
- * order locations first appear in the lines. A line the stock service split over several locations
+ * Groups the held allocations by supplier location: one draft fulfilment per location, ordered by
+ * location code (as they are read back). A line the stock service split over several locations
  * appears in each with the quantity held there. Each fulfilment keeps the shipping method of the
  * previous fulfilment of the same location (an amendment keeps what was chosen at confirmation),
  * else the order's chosen method.
@@ -38,7 +38,8 @@ export function buildFulfilments(
     }
   }
   const previousMethod = new Map((opts.previous ?? []).map((f) => [f.supplierLocation.code, f.shippingMethod]));
-  return [...byLocation.values()].map((g) => ({
+  const groups = [...byLocation.values()].sort((a, b) => (a.location.code < b.location.code ? -1 : a.location.code > b.location.code ? 1 : 0));
+  return groups.map((g) => ({
     uuid: opts.newUuid(),
     supplierLocation: g.location,
     shippingMethod: previousMethod.get(g.location.code) ?? opts.method,

@@ -10,7 +10,7 @@ import { matchSkus } from '../domain/sku-matching';
 import { actorOf, isVisible, orderNotFound, scopeOf } from '../domain/visibility';
 import { deleteFulfilments, insertFulfilments, lockAndLoadOrder, replaceLines } from '../repositories/order-repository';
 import { liveProductsBySku } from '../repositories/read-model-repository';
-import { inTransaction, newUuidOf, nowOf, type OrdersDeps } from './deps';
+import { inTransaction, newUuidOf, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { requireActiveTeam } from './create-order';
 import { stateOf } from './change-order';
@@ -73,7 +73,7 @@ export async function amendOrderLines(
       const diff = diffLines(order.lines, wanted);
       if (isEmptyDiff(diff)) return { order, amendment: { ...diff, replacedFulfilments: [], countdownRestarted: false } };
 
-      const decision = decide(stateOf(order), 'amend', { now: nowOf(deps) });
+      const decision = decide(stateOf(order), 'amend', { now: ctx.now });
       if (decision.kind !== 'move') throw amendmentRefused(refusal('order-not-amendable', decision.kind === 'refused' ? decision.detail : 'Not amendable.'));
       const next: Order = { ...order, lines: wanted };
       let replaced: ReplacedFulfilment[] = [];
@@ -93,7 +93,7 @@ export async function amendOrderLines(
         restoreHolds(ctx, order);
         next.stockHeld = true;
         if (order.fulfilments.length > 0) {
-          const at = nowOf(deps);
+          const at = ctx.now;
           const built = buildFulfilments(wanted, outcome.lines as HeldLine[], { newUuid: () => newUuidOf(deps), method: order.shippingMethod, previous: order.fulfilments });
           await deleteFulfilments(tx, order.uuid);
           await insertFulfilments(tx, order.uuid, built, at);

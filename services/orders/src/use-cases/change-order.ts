@@ -5,7 +5,7 @@ import { parseInstant } from '../domain/order-input';
 import { decide, FULFILLABLE_STATUSES, isFinished, type FulfillableStatus, type OrderState, type OrderTrigger } from '../domain/order-state-machine';
 import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
 import { lockAndLoadOrder, updateOrder } from '../repositories/order-repository';
-import { inTransaction, nowOf, type OrdersDeps } from './deps';
+import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { requireActiveTeam } from './create-order';
 import { applyMove, changeContext, type ChangeContext } from './transitions';
@@ -46,7 +46,7 @@ export async function changeVisibleOrder<R>(
  */
 export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: string, input: { shippingMethodCode?: string | null } = {}): Promise<Order> {
   return changeVisibleOrder(deps, identity, uuid, 'confirm', async (ctx, order) => {
-    const decision = decide(stateOf(order), 'confirm', { now: nowOf(deps), scheduledAt: order.scheduledAt });
+    const decision = decide(stateOf(order), 'confirm', { now: ctx.now, scheduledAt: order.scheduledAt });
     if (decision.kind === 'unchanged') return order;
     await requireActiveTeam(deps, order.teamCode);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
@@ -57,7 +57,7 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
 /** `PUT .../cancel`, `DELETE /orders/{uuid}`: while nothing is dispatched; holds released; confirmedAt kept. Any team state. */
 export async function cancelOrder(deps: OrdersDeps, identity: Identity, uuid: string): Promise<Order> {
   return changeVisibleOrder(deps, identity, uuid, 'cancel', async (ctx, order) => {
-    const decision = decide(stateOf(order), 'cancel', { now: nowOf(deps) });
+    const decision = decide(stateOf(order), 'cancel', { now: ctx.now });
     if (decision.kind !== 'move') throw stateForbids(`The order cannot be cancelled (status ${order.status}). ${decision.kind === 'refused' ? decision.detail : ''}`.trim());
     return applyMove(ctx, order, decision);
   });
@@ -95,7 +95,7 @@ export async function merchantAction(
     action,
     async (ctx, order) => {
       if (CONFIRMING.includes(action)) await requireActiveTeam(deps, order.teamCode);
-      const decision = decide(stateOf(order), action, { now: nowOf(deps), scheduledAt: scheduledAt ?? order.scheduledAt });
+      const decision = decide(stateOf(order), action, { now: ctx.now, scheduledAt: scheduledAt ?? order.scheduledAt });
       if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
       return applyMove(ctx, order, decision, {
         shippingMethodCode: opts.shippingMethodCode ?? null,
@@ -121,7 +121,7 @@ export async function setFulfillableStatus(deps: OrdersDeps, identity: Identity,
     async (ctx, order) => {
       if (order.fulfillableStatus === value) return order;
       if (isFinished(order.status)) throw stateForbids(`The order is finished (status ${order.status}).`);
-      const next: Order = { ...order, fulfillableStatus: value as FulfillableStatus, updatedAt: nowOf(deps) };
+      const next: Order = { ...order, fulfillableStatus: value as FulfillableStatus, updatedAt: ctx.now };
       await updateOrder(ctx.tx, next);
       ctx.unit.events.push(orderEvents.fulfillableStatusChanged(next, order.fulfillableStatus, next.fulfillableStatus));
       return next;

@@ -16,7 +16,7 @@ import {
   replaceLines,
 } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, standardChannelOf, teamActive } from '../repositories/read-model-repository';
-import { inTransaction, newUuidOf, nowOf, uniqueViolation, type OrdersDeps } from './deps';
+import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { applyMove, changeContext, holdLines, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
 
@@ -154,7 +154,7 @@ interface NewOrderSpec {
 /** A new draft: generated printTrailOrderNumber unless given, stock held when asked, order-created. */
 async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Order> {
   const { deps, tx } = ctx;
-  const now = nowOf(deps);
+  const now = ctx.now;
   let printTrail = spec.wanted.printTrailOrderNumber;
   if (printTrail !== null) {
     if (await printTrailNumberTaken(tx, spec.teamCode, printTrail, null)) throw printTrailConflict(printTrail, spec.where);
@@ -235,7 +235,7 @@ async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOr
   if (unchanged) return existing;
 
   const decision = decide({ status: existing.status, confirmedAt: existing.confirmedAt, fulfilmentStatuses: existing.fulfilments.map((f) => f.status) }, 'replace', {
-    now: nowOf(deps),
+    now: ctx.now,
   });
   if (decision.kind !== 'move') throw new Error(`replace refused after rule O2 allowed it: ${JSON.stringify(decision)}`);
   const next: Order = {
@@ -244,7 +244,7 @@ async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOr
     lines,
     shippingDetails: wanted.shippingDetails,
     scheduledAt: wanted.scheduledAt,
-    fulfillableFrom: nowOf(deps),
+    fulfillableFrom: ctx.now,
   };
   if (reserve) {
     const outcome = await holdLines(deps, existing, lines);

@@ -1,7 +1,7 @@
 import { decide } from '../domain/order-state-machine';
 import { clearTimer, lockAndLoadOrder } from '../repositories/order-repository';
 import { currentTimer, type ClaimedTimer } from '../repositories/timer-repository';
-import { inTransaction, nowOf, type OrdersDeps } from './deps';
+import { inTransaction, type OrdersDeps } from './deps';
 import { stateOf } from './change-order';
 import { applyMove, changeContext } from './transitions';
 
@@ -21,13 +21,14 @@ export async function fireTimer(deps: OrdersDeps, timer: ClaimedTimer, workerId:
     if (!row || row.claimedBy !== workerId || row.kind !== timer.kind || row.dueAt.getTime() !== timer.dueAt.getTime()) return 'stale';
     if (order === null || order === 'locked') return 'stale';
     const trigger = opts.giveUp ? 'processing-failed' : timer.kind === 'countdown' ? 'countdown-ended' : 'schedule-due';
-    const decision = decide(stateOf(order), trigger, { now: nowOf(deps) });
+    const reason = opts.giveUp ? 'The order could not be sent to its suppliers.' : null;
+    const ctx = changeContext(deps, tx, unit, { actor: 'timer', trigger, reason });
+    const decision = decide(stateOf(order), trigger, { now: ctx.now });
     if (decision.kind !== 'move') {
       await clearTimer(tx, order.uuid);
       return 'stale';
     }
-    const reason = opts.giveUp ? 'The order could not be sent to its suppliers.' : null;
-    await applyMove(changeContext(deps, tx, unit, { actor: 'timer', trigger, reason }), order, decision);
+    await applyMove(ctx, order, decision);
     return 'moved';
   });
 }

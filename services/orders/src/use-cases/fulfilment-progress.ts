@@ -11,7 +11,7 @@ import {
 } from '../domain/order-state-machine';
 import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
 import { insertTracking, lockOrderOfFulfilment } from '../repositories/order-repository';
-import { inTransaction, nowOf, type OrdersDeps } from './deps';
+import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { stateForbids } from './change-order';
 import { changeContext, moveFulfilments, saveOrder } from './transitions';
@@ -83,7 +83,7 @@ export async function recordFulfilmentProgress(
     }
     if (fulfilment.status === to && tracking.length === 0) return order;
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: `fulfilment-${to}`, reason: input.reason ?? null });
-    const now = nowOf(deps);
+    const now = ctx.now;
     const next: Order = { ...order, updatedAt: now };
     moveFulfilments(ctx, next, (f) => (f.uuid === fulfilment.uuid ? to : null));
     next.status = deriveFromFulfilments(order.status, next.fulfilments.map((f) => f.status));
@@ -93,8 +93,7 @@ export async function recordFulfilmentProgress(
         f.uuid === fulfilment.uuid ? { ...f, trackingDetails: [...f.trackingDetails, ...tracking.map((t) => ({ ...t, fulfilmentUuid: f.uuid, createdAt: now }))] } : f,
       );
     }
-    await saveOrder(ctx, order, next);
-    if (tracking.length > 0) unit.events.push(orderEvents.trackingCreated(next, fulfilment.uuid, tracking));
+    await saveOrder(ctx, order, next, tracking.length > 0 ? [orderEvents.trackingCreated(next, fulfilment.uuid, tracking)] : []);
     return next;
   });
 }
@@ -113,7 +112,7 @@ export async function addFulfilmentTracking(deps: OrdersDeps, identity: Identity
       throw stateForbids(`Tracking is added to a fulfilment that was sent (this one is ${fulfilment.status}).`);
     }
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'tracking' });
-    const now = nowOf(deps);
+    const now = ctx.now;
     await insertTracking(tx, fulfilment.uuid, tracking, now);
     const next: Order = {
       ...order,

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { StockUnavailableError, type HoldOutcome, type Shortage } from '../adapters/stock-client';
 import { buildFulfilments, type HeldLine } from '../domain/fulfilments';
@@ -33,6 +34,8 @@ export interface ChangeContext {
   cause: ChangeCause;
   /** Fulfilment status changes made in memory, written (and announced) with the order by saveOrder. */
   pending: PendingFulfilmentChange[];
+  /** The one instant of this change: confirmedAt, fulfillableFrom and updatedAt agree. */
+  now: Date;
 }
 
 interface PendingFulfilmentChange {
@@ -43,7 +46,7 @@ interface PendingFulfilmentChange {
 }
 
 export function changeContext(deps: OrdersDeps, tx: pg.PoolClient, unit: Unit, cause: ChangeCause): ChangeContext {
-  return { deps, tx, unit, cause, pending: [] };
+  return { deps, tx, unit, cause, pending: [], now: nowOf(deps) };
 }
 
 /** `stock-unavailable` (409 without type): every short SKU with what was asked and what is there. */
@@ -173,7 +176,7 @@ export async function applyMove(
   decision: Extract<Decision, { kind: 'move' }>,
   opts: { shippingMethodCode?: string | null; scheduledAt?: Date | null; next?: Order } = {},
 ): Promise<Order> {
-  const now = nowOf(ctx.deps);
+  const now = ctx.now;
   const next: Order = { ...(opts.next ?? order), status: decision.to, confirmedAt: decision.confirmedAt, updatedAt: now };
   if (opts.scheduledAt !== undefined) next.scheduledAt = opts.scheduledAt;
 
@@ -228,13 +231,18 @@ export async function applyMove(
   return next;
 }
 
-/** Writes the order row, pending fulfilment changes, the status history and the events of both. */
-export async function saveOrder(ctx: ChangeContext, before: Order, next: Order): Promise<void> {
+/**
+ * Writes the order row, pending fulfilment changes and the status history, and announces them in
+ * cause-and-effect order: the fulfilments' changes, then `alongside` (e.g. their tracking), then
+ * the order's status.
+ */
+export async function saveOrder(ctx: ChangeContext, before: Order, next: Order, alongside: OutgoingEvent[] = []): Promise<void> {
   await updateOrder(ctx.tx, next);
   const changes = ctx.pending.splice(0);
   await setFulfilmentStatuses(ctx.tx, changes, next.updatedAt);
-  if (before.status !== next.status) await recordStatusChange(ctx, next, before.status, next.status);
   for (const c of changes) ctx.unit.events.push(orderEvents.fulfilmentStatusChanged(next, c.f, c.from, c.status));
+  ctx.unit.events.push(...alongside);
+  if (before.status !== next.status) await recordStatusChange(ctx, next, before.status, next.status);
 }
 
 export async function recordStatusChange(ctx: ChangeContext, order: Order, from: OrderStatus | null, to: OrderStatus): Promise<void> {

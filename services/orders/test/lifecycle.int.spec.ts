@@ -1,0 +1,332 @@
+import { uniqueSuffix } from '@pf/platform/testing/infra';
+import {
+  ADDRESS,
+  CANCEL_ORDER,
+  CONFIRM_ORDER,
+  CREATE_ORDER,
+  createTeam,
+  HISTORY,
+  holdsOf,
+  NOT_SENT,
+  ORDER,
+  orderInput,
+  PROCESS_NOW,
+  PROGRESS,
+  QUEUE_ORDER,
+  REJECT_ADDRESS,
+  SAVE_AS_DRAFT,
+  SCHEDULE_ORDER,
+  SET_FULFILLABLE,
+  setTeamActive,
+  startSystem,
+  type OrdersSystem,
+  type TeamFixture,
+} from './harness';
+import { orderInState } from './states';
+
+const COUNTDOWN = 600;
+
+describe('order lifecycle: confirm, cancel, merchant actions, supplier progress', () => {
+  let s: OrdersSystem;
+  let t: TeamFixture;
+
+  beforeAll(async () => {
+    s = await startSystem({ ordersEnv: { ORDER_COUNTDOWN_SECONDS: String(COUNTDOWN) } });
+    t = await createTeam(s);
+  }, 60_000);
+  afterAll(async () => s?.close(), 30_000);
+
+  const number = () => `o-${uniqueSuffix()}`;
+  const create = async (lines: [string, number][] = [['SKU-A', 2], ['SKU-C', 1]], extra: Record<string, unknown> = {}) =>
+    (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), lines, extra) })).createOrder;
+  const confirm = (uuid: string, input: Record<string, unknown> | null = null, who = t.shop) => s.gql<any>(s.urls.orders, who, CONFIRM_ORDER, { uuid, input });
+  const read = async (uuid: string) => (await s.ok<any>(t.backOffice, ORDER, { uuid })).order;
+  const problemOf = (res: any) => res.errors?.[0]?.extensions?.problem;
+  const types = async (seq: number) => (await s.outboxAfter(seq)).map((e) => e.envelope.type);
+
+  describe('confirm (PUT .../confirm)', () => {
+    it('confirms a draft: confirmedAt set, queued counting down, one fulfilment per supplier location, stock held', async () => {
+      const o = await create([['SKU-A', 2], ['SKU-B', 70], ['SKU-C', 1]]);
+      const seq = await s.lastSeq();
+      const before = Date.now();
+      const res = await confirm(o.uuid, { shippingMethodCode: 'std' });
+      expect(res.errors).toBeUndefined();
+      const c = res.data.confirmOrder;
+      expect(c.status).toBe('queued');
+      expect(Date.parse(c.confirmedAt)).toBeGreaterThanOrEqual(before - 5);
+      expect(Date.parse(c.fulfillableFrom) - Date.parse(c.confirmedAt)).toBe(COUNTDOWN * 1000);
+      expect(c.stockHeld).toBe(true);
+      // SKU-B (70) is held in leeds (50) and berlin (20): that line is split between the two fulfilments.
+      const byCode = Object.fromEntries(c.fulfilments.map((f: any) => [f.supplierLocation.code, f]));
+      expect(Object.keys(byCode).sort()).toEqual(['berlin', 'leeds']);
+      for (const f of c.fulfilments) expect(f).toMatchObject({ status: 'draft', shippingMethod: { code: 'std', name: 'Standard' }, trackingDetails: [] });
+      expect(byCode.leeds.supplierLocation).toEqual({ code: 'leeds', countryCode: 'GB' });
+      expect(byCode.berlin.supplierLocation).toEqual({ code: 'berlin', countryCode: 'DE' });
+      const shipped = c.fulfilments.flatMap((f: any) => f.lines).reduce((m: Record<number, number>, l: any) => ({ ...m, [l.lineNumber]: (m[l.lineNumber] ?? 0) + l.quantity }), {});
+      expect(shipped).toEqual({ 1: 2, 2: 70, 3: 1 });
+      expect((await holdsOf(s, o.uuid)).reduce((n, h) => n + h.quantity, 0)).toBe(73);
+      const events = await s.outboxAfter(seq);
+      expect(events.map((e) => e.envelope.type)).toEqual(['order.status-changed']);
+      expect(events[0]!.envelope.payload).toMatchObject({ originalStatus: 'draft', currentStatus: 'queued', order: { confirmedAt: c.confirmedAt, status: 'queued' } });
+      expect((await s.ok<any>(t.backOffice, HISTORY, { uuid: o.uuid })).order.statusHistory.map((h: any) => [h.from, h.to, h.actor])).toEqual([
+        [null, 'draft', `channel:${t.teamCode}-shop`],
+        ['draft', 'queued', `channel:${t.teamCode}-shop`],
+      ]);
+    });
+
+    it('confirming a confirmed order answers it unchanged', async () => {
+      const o = await create();
+      const first = (await confirm(o.uuid)).data.confirmOrder;
+      const seq = await s.lastSeq();
+      const again = await confirm(o.uuid, { shippingMethodCode: 'express' });
+      expect(again.data.confirmOrder).toEqual(first);
+      expect(await s.outboxAfter(seq)).toEqual([]);
+    });
+
+    it('a draft whose scheduledAt is ahead is scheduled, fulfillableFrom = scheduledAt', async () => {
+      const at = new Date(Date.now() + 86_400_000).toISOString();
+      const o = await create([['SKU-A', 1]], { scheduledAt: at });
+      const c = (await confirm(o.uuid)).data.confirmOrder;
+      expect(c).toMatchObject({ status: 'scheduled', scheduledAt: at, fulfillableFrom: at });
+      expect(c.confirmedAt).not.toBeNull();
+    });
+
+    it('validates the shipping method against the team\'s methods and the address (422 naming the field)', async () => {
+      const o = await create([['SKU-A', 1]]);
+      expect(problemOf(await confirm(o.uuid, { shippingMethodCode: 'nope' }))).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'shippingMethodCode' }] });
+      const de = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 1]], { shippingDetails: { ...ADDRESS, country: { code: 'DE' } } }) })).createOrder;
+      expect(problemOf(await confirm(de.uuid, { shippingMethodCode: 'express' })).violations).toEqual([{ property: 'shippingMethodCode', message: expect.stringContaining('DE') }]);
+      const bare = (await s.ok<any>(t.shop, CREATE_ORDER, { input: { orderNumber: number(), orderLines: [{ product: { sku: 'SKU-A' }, quantity: 1 }] } })).createOrder;
+      expect(problemOf(await confirm(bare.uuid)).violations.map((v: any) => v.property)).toEqual(['shippingDetails.address1', 'shippingDetails.city', 'shippingDetails.country.code']);
+      // Nothing changed: still drafts without holds.
+      for (const u of [o.uuid, de.uuid, bare.uuid]) expect((await read(u)).status).toBe('draft');
+      expect(await holdsOf(s, o.uuid)).toEqual([]);
+    });
+
+    it('without enough stock: stock-unavailable, the order stays a draft', async () => {
+      const o = await create([['SKU-D', 6]]);
+      expect(problemOf(await confirm(o.uuid))).toMatchObject({ problemType: 'stock-unavailable', extensions: { shortSkus: [{ sku: 'SKU-D', requested: 6 }] } });
+      expect((await read(o.uuid)).status).toBe('draft');
+    });
+
+    it('an order that is not a draft and not confirmed cannot be confirmed (428)', async () => {
+      const held = await orderInState(s, t, 'holding-unconfirmed', number());
+      expect(problemOf(await confirm(held.uuid)).problemType).toBe('order-state-forbids');
+      const cancelled = await orderInState(s, t, 'cancelled', number());
+      expect(problemOf(await confirm(cancelled.uuid)).problemType).toBe('order-state-forbids');
+    });
+
+    it('50 concurrent confirms of one order confirm it once and hold its stock once', async () => {
+      const o = await create([['SKU-A', 4], ['SKU-B', 3]]);
+      const stockSeq = Number((await s.pool.query('SELECT coalesce(max(seq), 0) AS seq FROM stock.outbox_event')).rows[0].seq);
+      const seq = await s.lastSeq();
+      const results = await Promise.all(Array.from({ length: 50 }, () => confirm(o.uuid)));
+      expect(results.filter((r) => r.errors)).toEqual([]);
+      expect(new Set(results.map((r) => r.data.confirmOrder.confirmedAt)).size).toBe(1);
+      expect(await types(seq)).toEqual(['order.status-changed']);
+      // One hold placed per line, and stock announced one change per product: held once.
+      expect((await holdsOf(s, o.uuid)).map((h) => [h.line_number, h.quantity])).toEqual([
+        [1, 4],
+        [2, 3],
+      ]);
+      const { rows } = await s.pool.query(
+        `SELECT envelope->'payload'->>'productUuid' AS product, count(*)::int AS n FROM stock.outbox_event WHERE seq > $1 GROUP BY 1 ORDER BY 1`,
+        [stockSeq],
+      );
+      expect(rows.map((r) => r.n)).toEqual([1, 1]);
+    }, 60_000);
+
+    it('an inactive team: 403 before anything changes, except for an order already confirmed (unchanged)', async () => {
+      const u = await createTeam(s, `i${uniqueSuffix()}`, { stock: { 'SKU-A': { leeds: 10 } } });
+      const shop = u.shop;
+      const draft = (await s.ok<any>(shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 1]]) })).createOrder;
+      const confirmed = (await s.ok<any>(shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 1]]) })).createOrder;
+      const done = (await s.ok<any>(shop, CONFIRM_ORDER, { uuid: confirmed.uuid })).confirmOrder;
+      await setTeamActive(s, u.teamCode, false);
+      expect(problemOf(await confirm(draft.uuid, null, shop)).problemType).toBe('team-inactive');
+      expect((await s.ok<any>(u.backOffice, ORDER, { uuid: draft.uuid })).order).toMatchObject({ status: 'draft', confirmedAt: null, fulfilments: [] });
+      expect(await holdsOf(s, draft.uuid)).toEqual([]);
+      expect((await confirm(confirmed.uuid, null, shop)).data.confirmOrder).toEqual(done);
+      // Reads and cancelling still work.
+      expect((await s.ok<any>(shop, CANCEL_ORDER, { uuid: draft.uuid })).cancelOrder.status).toBe('cancelled');
+    }, 60_000);
+  });
+
+  describe('cancel (PUT .../cancel, DELETE)', () => {
+    it('cancels a confirmed order: holds released, open fulfilments cancelled, confirmedAt kept', async () => {
+      const o = (await confirm((await create()).uuid)).data.confirmOrder;
+      const seq = await s.lastSeq();
+      const c = (await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: o.uuid })).cancelOrder;
+      expect(c).toMatchObject({ status: 'cancelled', confirmedAt: o.confirmedAt, stockHeld: false });
+      expect(c.fulfilments.map((f: any) => [f.uuid, f.status])).toEqual(o.fulfilments.map((f: any) => [f.uuid, 'cancelled']));
+      expect(await holdsOf(s, o.uuid)).toEqual([]);
+      expect((await holdsOf(s, o.uuid, 'released')).length).toBe(2);
+      const events = await s.outboxAfter(seq);
+      expect(events.map((e) => e.envelope.type).sort()).toEqual(['fulfilment.status-changed', 'fulfilment.status-changed', 'order.status-changed']);
+      const fulfilmentEvent = events.find((e) => e.envelope.type === 'fulfilment.status-changed')!.envelope.payload;
+      expect(fulfilmentEvent).toMatchObject({ originalStatus: 'draft', currentStatus: 'cancelled', order: { status: 'cancelled', confirmedAt: o.confirmedAt } });
+      expect(Array.isArray(fulfilmentEvent.skus)).toBe(true);
+    });
+
+    it('428 once something was dispatched, and for a cancelled order', async () => {
+      const partial = await orderInState(s, t, 'partial', number());
+      expect(problemOf(await s.gql(s.urls.orders, t.shop, CANCEL_ORDER, { uuid: partial.uuid })).problemType).toBe('order-state-forbids');
+      const processing = await orderInState(s, t, 'processing', number());
+      await s.ok(t.backOffice, PROGRESS, { fulfilmentUuid: processing.fulfilments[0]!.uuid, input: { status: 'dispatched' } });
+      expect(problemOf(await s.gql(s.urls.orders, t.shop, CANCEL_ORDER, { uuid: processing.uuid })).problemType).toBe('order-state-forbids');
+      const cancelled = await orderInState(s, t, 'cancelled', number());
+      expect(problemOf(await s.gql(s.urls.orders, t.shop, CANCEL_ORDER, { uuid: cancelled.uuid })).problemType).toBe('order-state-forbids');
+    });
+
+    it('a processing order with nothing dispatched can be cancelled', async () => {
+      const processing = await orderInState(s, t, 'processing', number());
+      const c = (await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: processing.uuid })).cancelOrder;
+      expect(c.status).toBe('cancelled');
+      expect(c.fulfilments.every((f: any) => f.status === 'cancelled')).toBe(true);
+    });
+  });
+
+  describe('merchant actions and confirmedAt (section 3)', () => {
+    it('take out of the queue / save as draft: draft, confirmedAt cleared, fulfilments dropped, holds released; confirming again sets a new confirmedAt', async () => {
+      const o = (await confirm((await create()).uuid)).data.confirmOrder;
+      const d = (await s.ok<any>(t.backOffice, SAVE_AS_DRAFT, { uuid: o.uuid, reason: 'customer called' })).saveOrderAsDraft;
+      expect(d).toMatchObject({ status: 'draft', confirmedAt: null, fulfilments: [], stockHeld: false });
+      expect(await holdsOf(s, o.uuid)).toEqual([]);
+      // The draft may be replaced with POST /orders and confirmed again.
+      const replaced = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(o.orderNumber, [['SKU-A', 5]]) })).createOrder;
+      expect(replaced.uuid).toBe(o.uuid);
+      const again = (await confirm(o.uuid)).data.confirmOrder;
+      expect(again.status).toBe('queued');
+      expect(Date.parse(again.confirmedAt)).toBeGreaterThan(Date.parse(o.confirmedAt));
+      expect(again.fulfilments.map((f: any) => f.uuid)).not.toContain(o.fulfilments[0].uuid);
+      const history = (await s.ok<any>(t.backOffice, HISTORY, { uuid: o.uuid })).order.statusHistory;
+      expect(history.map((h: any) => [h.from, h.to])).toEqual([
+        [null, 'draft'],
+        ['draft', 'queued'],
+        ['queued', 'draft'],
+        ['draft', 'queued'],
+      ]);
+      expect(history[2]).toMatchObject({ actor: `backoffice:user@${t.teamCode}`, reason: 'customer called' });
+    });
+
+    it('a rejected shipping address: holding with confirmedAt null; sending the order again makes it a draft to confirm', async () => {
+      const o = (await confirm((await create()).uuid)).data.confirmOrder;
+      const h = (await s.ok<any>(t.backOffice, REJECT_ADDRESS, { uuid: o.uuid, reason: 'unknown street' })).rejectShippingAddress;
+      expect(h).toMatchObject({ status: 'holding', confirmedAt: null, fulfilments: [] });
+      expect(await holdsOf(s, o.uuid)).toEqual([]);
+      const fixed = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(o.orderNumber, [['SKU-A', 2], ['SKU-C', 1]], { shippingDetails: { ...ADDRESS, address1: '2 Analytical Row' } }) }))
+        .createOrder;
+      expect(fixed).toMatchObject({ uuid: o.uuid, status: 'draft', confirmedAt: null });
+      expect((await confirm(o.uuid)).data.confirmOrder.status).toBe('queued');
+    });
+
+    it('a confirmed order that could not be sent: holding with confirmedAt kept', async () => {
+      const o = (await confirm((await create()).uuid)).data.confirmOrder;
+      const h = (await s.ok<any>(t.backOffice, NOT_SENT, { uuid: o.uuid })).markOrderNotSent;
+      expect(h).toMatchObject({ status: 'holding', confirmedAt: o.confirmedAt });
+      // Cancelling keeps it too.
+      expect((await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: o.uuid })).cancelOrder).toMatchObject({ status: 'cancelled', confirmedAt: o.confirmedAt });
+    });
+
+    it('queueing, scheduling or processing in the merchant application confirms the order (confirmedAt set)', async () => {
+      const q = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: (await create()).uuid, code: 'express' })).queueOrder;
+      expect(q).toMatchObject({ status: 'queued' });
+      expect(q.confirmedAt).not.toBeNull();
+      expect(q.fulfilments.every((f: any) => f.shippingMethod.code === 'express')).toBe(true);
+      const at = new Date(Date.now() + 7_200_000).toISOString();
+      const sc = (await s.ok<any>(t.backOffice, SCHEDULE_ORDER, { uuid: (await create()).uuid, at })).scheduleOrder;
+      expect(sc).toMatchObject({ status: 'scheduled', scheduledAt: at, fulfillableFrom: at });
+      expect(sc.confirmedAt).not.toBeNull();
+      // Rescheduling a queued order keeps its confirmedAt.
+      const re = (await s.ok<any>(t.backOffice, SCHEDULE_ORDER, { uuid: q.uuid, at })).scheduleOrder;
+      expect(re).toMatchObject({ status: 'scheduled', confirmedAt: q.confirmedAt });
+      const p = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: (await create()).uuid })).processOrderNow;
+      expect(p.status).toBe('processing');
+      expect(p.confirmedAt).not.toBeNull();
+      expect(p.fulfilments.every((f: any) => f.status === 'processing')).toBe(true);
+      // At processing the holds are consumed: the stock left the warehouses.
+      expect(await holdsOf(s, p.uuid)).toEqual([]);
+      expect((await holdsOf(s, p.uuid, 'consumed')).length).toBe(2);
+      const bad = await s.gql<any>(s.urls.orders, t.backOffice, SCHEDULE_ORDER, { uuid: (await create()).uuid, at: new Date(Date.now() - 1000).toISOString() });
+      expect(problemOf(bad).problemType).toBe('order-state-forbids');
+    });
+
+    it('integrations cannot use merchant actions', async () => {
+      const o = await create();
+      expect(problemOf(await s.gql(s.urls.orders, t.shop, QUEUE_ORDER, { uuid: o.uuid })).problemType).toBe('forbidden');
+    });
+
+    it('fulfillable status changes announce one event each', async () => {
+      const o = (await confirm((await create()).uuid)).data.confirmOrder;
+      const seq = await s.lastSeq();
+      const n = (await s.ok<any>(t.backOffice, SET_FULFILLABLE, { uuid: o.uuid, value: 'not-fulfillable' })).setFulfillableStatus;
+      expect(n.fulfillableStatus).toBe('not-fulfillable');
+      await s.ok(t.backOffice, SET_FULFILLABLE, { uuid: o.uuid, value: 'not-fulfillable' });
+      const events = await s.outboxAfter(seq);
+      expect(events.map((e) => e.envelope.payload)).toEqual([
+        expect.objectContaining({ originalFulfillableStatus: 'fulfillable', currentFulfillableStatus: 'not-fulfillable', order: expect.objectContaining({ fulfillableStatus: 'not-fulfillable' }) }),
+      ]);
+      expect(problemOf(await s.gql(s.urls.orders, t.backOffice, SET_FULFILLABLE, { uuid: o.uuid, value: 'maybe' })).violations[0].property).toBe('fulfillableStatus');
+    });
+  });
+
+  describe('supplier progress and final statuses', () => {
+    const progress = (fulfilmentUuid: string, input: Record<string, unknown>) => s.gql<any>(s.urls.orders, t.backOffice, PROGRESS, { fulfilmentUuid, input });
+
+    it('dispatched with tracking: fulfilment event with the SKUs array, tracking event with the details array; complete when all are dispatched', async () => {
+      const p = await orderInState(s, t, 'processing', number());
+      const [f1, f2] = p.fulfilments;
+      const seq = await s.lastSeq();
+      const tracking = [{ carrier: 'DHL', trackingNumber: 'JD1', trackingUrl: 'https://dhl.example/JD1', methodCode: 'std', methodName: 'Standard' }];
+      const r1 = (await progress(f1!.uuid, { status: 'dispatched', trackingDetails: tracking })).data.recordFulfilmentProgress;
+      expect(r1.status).toBe('processing');
+      const f = r1.fulfilments.find((x: any) => x.uuid === f1!.uuid);
+      expect(f.trackingDetails).toEqual([{ carrier: 'DHL', trackingNumber: 'JD1', trackingUrl: 'https://dhl.example/JD1', courier: 'DHL', number: 'JD1', url: 'https://dhl.example/JD1', methodCode: 'std', methodName: 'Standard' }]);
+      expect(r1.trackingDetails).toEqual([{ carrier: 'DHL', trackingNumber: 'JD1', trackingUrl: 'https://dhl.example/JD1', courier: 'DHL', number: 'JD1', url: 'https://dhl.example/JD1', methodName: 'Standard' }]);
+      const r2 = (await progress(f2!.uuid, { status: 'dispatched' })).data.recordFulfilmentProgress;
+      expect(r2.status).toBe('complete');
+      const events = await s.outboxAfter(seq);
+      expect(events.map((e) => e.envelope.type)).toEqual(['fulfilment.status-changed', 'fulfilment.tracking-created', 'fulfilment.status-changed', 'order.status-changed']);
+      expect(events[0]!.envelope.payload).toMatchObject({ fulfilmentUuid: f1!.uuid, originalStatus: 'processing', currentStatus: 'dispatched', skus: (f1 as any).lines.map((l: any) => l.sku) });
+      expect(events[1]!.envelope.payload.trackingDetails).toEqual([{ carrier: 'DHL', trackingNumber: 'JD1', trackingUrl: 'https://dhl.example/JD1', methodCode: 'std', methodName: 'Standard' }]);
+      expect(events[3]!.envelope.payload).toMatchObject({ originalStatus: 'processing', currentStatus: 'complete' });
+    });
+
+    it('failed, partial, back-order, invalid and returned follow the fulfilments', async () => {
+      expect((await orderInState(s, t, 'failed', number())).status).toBe('failed');
+      expect((await orderInState(s, t, 'partial', number())).status).toBe('partial');
+      expect((await orderInState(s, t, 'back-order', number())).status).toBe('back-order');
+      expect((await orderInState(s, t, 'invalid', number())).status).toBe('invalid');
+      expect((await orderInState(s, t, 'returned', number())).status).toBe('returned');
+    });
+
+    it('refuses moves the fulfilment table does not have (428) and statuses it does not know (422)', async () => {
+      const q = (await confirm((await create()).uuid)).data.confirmOrder;
+      expect(problemOf(await progress(q.fulfilments[0].uuid, { status: 'dispatched' })).problemType).toBe('order-state-forbids');
+      const c = await orderInState(s, t, 'complete', number());
+      expect(problemOf(await progress(c.fulfilments[0]!.uuid, { status: 'failed' })).problemType).toBe('order-state-forbids');
+      expect(problemOf(await progress(c.fulfilments[0]!.uuid, { status: 'lost' })).problemType).toBe('validation-failed');
+    });
+  });
+
+  describe('reads', () => {
+    it('orders: filters by status, orderNumber, updatedSince, createdSince; pages with totals', async () => {
+      const u = await createTeam(s, `l${uniqueSuffix()}`, { stock: { 'SKU-A': { leeds: 100 } } });
+      const since = new Date().toISOString();
+      const made = [];
+      for (let i = 0; i < 5; i++) made.push((await s.ok<any>(u.shop, CREATE_ORDER, { input: orderInput(`n-${i}`, [['SKU-A', 1]]) })).createOrder);
+      await s.ok(u.shop, CONFIRM_ORDER, { uuid: made[1].uuid });
+      const page = async (who: any, vars: Record<string, unknown>) => (await s.ok<any>(who, `query ($filter: OrderFilter, $page: Int, $perPage: Int, $sort: OrderSort) {
+        orders(filter: $filter, page: $page, perPage: $perPage, sort: $sort) { items { uuid orderNumber status } page perPage total lastPage from to } }`, vars)).orders;
+      expect(await page(u.shop, { perPage: 2, page: 2 })).toMatchObject({ page: 2, perPage: 2, total: 5, lastPage: 3, from: 3, to: 4, items: [{ orderNumber: 'n-2' }, { orderNumber: 'n-1' }] });
+      expect((await page(u.shop, { filter: { status: ['queued'] } })).items.map((o: any) => o.orderNumber)).toEqual(['n-1']);
+      expect((await page(u.shop, { filter: { orderNumber: 'n-3' } })).items.map((o: any) => o.uuid)).toEqual([made[3].uuid]);
+      expect((await page(u.shop, { filter: { createdSince: since, status: ['draft'] } })).total).toBe(4);
+      const updated = await page(u.shop, { filter: { updatedSince: made[4].updatedAt }, sort: 'UPDATED_ASC' });
+      expect(updated.items.map((o: any) => o.orderNumber)).toEqual(['n-4', 'n-1']);
+      expect(await page(u.shop, { page: 9 })).toMatchObject({ items: [], total: 5, from: null, to: null });
+      const bad = await s.gql<any>(s.urls.orders, u.shop, `{ orders(filter: { status: ["lost"], updatedSince: "yesterday" }, perPage: 500) { total } }`);
+      expect(problemOf(bad).violations.map((v: any) => v.property).sort()).toEqual(['filter.status', 'filter.updatedSince', 'perPage']);
+    }, 60_000);
+  });
+});
