@@ -1,0 +1,169 @@
+import { uniqueSuffix } from '@pf/platform/testing/infra';
+import {
+  AMEND_ORDER,
+  CONFIRM_ORDER,
+  CREATE_ORDER,
+  createTeam,
+  holdsOf,
+  ORDER,
+  orderInput,
+  setTeamActive,
+  startSystem,
+  type OrdersSystem,
+  type TeamFixture,
+} from './harness';
+import { orderInState } from './states';
+
+const COUNTDOWN = 900;
+
+describe('amendOrderLines (PUT .../lines, rule O5)', () => {
+  let s: OrdersSystem;
+  let t: TeamFixture;
+
+  beforeAll(async () => {
+    s = await startSystem({ ordersEnv: { ORDER_COUNTDOWN_SECONDS: String(COUNTDOWN) } });
+    t = await createTeam(s);
+  }, 60_000);
+  afterAll(async () => s?.close(), 30_000);
+
+  const number = () => `o-${uniqueSuffix()}`;
+  const lines = (...ls: [number, string, number][]) => ls.map(([lineNumber, sku, quantity]) => ({ lineNumber, product: { sku }, quantity }));
+  const amend = (uuid: string, orderLines: unknown[], who = t.shop, url = s.urls.orders) => s.gql<any>(url, who, AMEND_ORDER, { uuid, input: { orderLines } });
+  const read = async (uuid: string) => (await s.ok<any>(t.backOffice, ORDER, { uuid })).order;
+  const confirmed = async (extra: Record<string, unknown> = {}, code = 'express') => {
+    const o = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 2], ['SKU-C', 1]], extra) })).createOrder;
+    return (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: o.uuid, input: { shippingMethodCode: code } })).confirmOrder;
+  };
+  const refusalOf = (res: any) => {
+    expect(res.errors).toHaveLength(1);
+    const p = res.errors[0].extensions.problem;
+    expect(p.problemType).toBe('amendment-refused');
+    expect(typeof p.extensions.merchantMessage).toBe('string');
+    expect(p.detail.length).toBeGreaterThan(0);
+    return p;
+  };
+
+  it('a queued order: lines changed, fulfilments rebuilt with new uuids, shipping method kept, fresh countdown, only order.revised', async () => {
+    const o = await confirmed();
+    const seq = await s.lastSeq();
+    const before = Date.now();
+    // Line 1 up, line 2 removed, line 3 added (SKU-B 60: split over leeds and berlin).
+    const res = await amend(o.uuid, lines([1, 'SKU-A', 5], [3, 'SKU-B', 60]));
+    expect(res.errors).toBeUndefined();
+    const { order, amendment } = res.data.amendOrderLines;
+    expect(order).toMatchObject({ uuid: o.uuid, status: 'queued', confirmedAt: o.confirmedAt });
+    expect(order.orderLines.map((l: any) => [l.lineNumber, l.product.sku, l.quantity])).toEqual([
+      [1, 'SKU-A', 5],
+      [3, 'SKU-B', 60],
+    ]);
+    expect(amendment).toMatchObject({
+      addedLines: [{ lineNumber: 3, sku: 'SKU-B', previousSku: null, quantityBefore: null, quantityAfter: 60 }],
+      removedLines: [{ lineNumber: 2, sku: 'SKU-C', previousSku: null, quantityBefore: 1, quantityAfter: null }],
+      changedLines: [{ lineNumber: 1, sku: 'SKU-A', previousSku: null, quantityBefore: 2, quantityAfter: 5 }],
+      unchangedLineNumbers: [],
+      countdownRestarted: true,
+    });
+    const oldUuids = o.fulfilments.map((f: any) => f.uuid);
+    for (const f of order.fulfilments) {
+      expect(oldUuids).not.toContain(f.uuid);
+      expect(f).toMatchObject({ status: 'draft', shippingMethod: { code: 'express', name: 'Express' } });
+    }
+    const pairs = Object.fromEntries(amendment.replacedFulfilments.map((r: any) => [r.supplierLocation.code, r]));
+    const newByCode = Object.fromEntries(order.fulfilments.map((f: any) => [f.supplierLocation.code, f.uuid]));
+    const oldByCode = Object.fromEntries(o.fulfilments.map((f: any) => [f.supplierLocation.code, f.uuid]));
+    expect(pairs).toEqual({
+      leeds: { supplierLocation: { code: 'leeds', countryCode: 'GB' }, previousUuid: oldByCode.leeds, newUuid: newByCode.leeds },
+      berlin: { supplierLocation: { code: 'berlin', countryCode: 'DE' }, previousUuid: oldByCode.berlin, newUuid: newByCode.berlin },
+    });
+    expect(Date.parse(order.fulfillableFrom)).toBeGreaterThanOrEqual(before + COUNTDOWN * 1000 - 5);
+    expect(Date.parse(order.fulfillableFrom)).toBeGreaterThan(Date.parse(o.fulfillableFrom));
+    expect((await holdsOf(s, o.uuid)).reduce((n, h) => n + h.quantity, 0)).toBe(65);
+    // No event that would become a webhook.
+    const events = await s.outboxAfter(seq);
+    expect(events.map((e) => e.envelope.type)).toEqual(['order.revised']);
+    expect(events[0]!.envelope.payload.reason).toBe('amended');
+    expect(await read(o.uuid)).toEqual(order);
+    const timer = await s.pool.query('SELECT due_at FROM orders.order_timer WHERE order_uuid = $1', [o.uuid]);
+    expect(timer.rows[0].due_at.toISOString()).toBe(order.fulfillableFrom);
+  });
+
+  it('a draft: lines replaced, no fulfilments to rebuild, no countdown', async () => {
+    const o = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 1]]) })).createOrder;
+    const { amendment, order } = (await amend(o.uuid, lines([1, 'SKU-A', 1], [2, 'SKU-D', 2]))).data.amendOrderLines;
+    expect(amendment).toMatchObject({ addedLines: [{ lineNumber: 2 }], unchangedLineNumbers: [1], replacedFulfilments: [], countdownRestarted: false });
+    expect(order.status).toBe('draft');
+    expect(await holdsOf(s, o.uuid)).toEqual([]);
+  });
+
+  it('a scheduled order keeps its time', async () => {
+    const at = new Date(Date.now() + 86_400_000).toISOString();
+    const o = await confirmed({ scheduledAt: at });
+    const { order, amendment } = (await amend(o.uuid, lines([1, 'SKU-A', 3], [2, 'SKU-C', 1]))).data.amendOrderLines;
+    expect(order).toMatchObject({ status: 'scheduled', fulfillableFrom: at, scheduledAt: at });
+    expect(amendment.countdownRestarted).toBe(false);
+  });
+
+  describe('refusals, each with its reason, merchantMessage and detail; the order unchanged', () => {
+    it('fulfilment-underway once a fulfilment reached a supplier', async () => {
+      const p = await orderInState(s, t, 'processing', number());
+      const before = await read(p.uuid);
+      expect(refusalOf(await amend(p.uuid, lines([1, 'SKU-A', 9]))).extensions.reason).toBe('fulfilment-underway');
+      expect(await read(p.uuid)).toEqual(before);
+    });
+
+    it('stock-held when the wanted lines cannot be held; the old holds stay', async () => {
+      const o = await confirmed();
+      const holds = await holdsOf(s, o.uuid);
+      const p = refusalOf(await amend(o.uuid, lines([1, 'SKU-A', 2], [2, 'SKU-C', 1], [3, 'SKU-D', 6])));
+      expect(p.extensions).toMatchObject({ reason: 'stock-held', shortSkus: [{ sku: 'SKU-D', requested: 6, available: 5 }] });
+      expect(await read(o.uuid)).toEqual(o);
+      expect(await holdsOf(s, o.uuid)).toEqual(holds);
+    });
+
+    it('being-rebuilt while another change holds the order', async () => {
+      const o = await confirmed();
+      const blocker = await s.pool.connect();
+      try {
+        await blocker.query('BEGIN');
+        await blocker.query('SELECT 1 FROM orders.orders WHERE uuid = $1 FOR UPDATE', [o.uuid]);
+        expect(refusalOf(await amend(o.uuid, lines([1, 'SKU-A', 3]))).extensions.reason).toBe('being-rebuilt');
+      } finally {
+        await blocker.query('ROLLBACK');
+        blocker.release();
+      }
+      expect(await read(o.uuid)).toEqual(o);
+    });
+
+    it('unexpected-error when the stock service cannot be reached (worth retrying)', async () => {
+      const o = await confirmed();
+      // A replica of the orders service whose stock service is down.
+      const cut = await s.startOrders({ STOCK_URL: 'http://127.0.0.1:9/graphql', STOCK_TIMEOUT_MS: '2000' }, { start: false });
+      try {
+        const p = refusalOf(await amend(o.uuid, lines([1, 'SKU-A', 3]), t.shop, cut.url));
+        expect(p.extensions.reason).toBe('unexpected-error');
+      } finally {
+        await cut.stop();
+      }
+      expect(await read(o.uuid)).toEqual(o);
+    });
+
+    it('order-not-amendable for orders never amended (cancelled, holding) although nothing was sent', async () => {
+      for (const state of ['cancelled', 'holding', 'holding-unconfirmed'] as const) {
+        const o = await orderInState(s, t, state, number());
+        expect(refusalOf(await amend(o.uuid, lines([1, 'SKU-A', 3]))).extensions.reason).toBe('order-not-amendable');
+      }
+    });
+  });
+
+  it('validates the lines (O4, line numbers required) and refuses an inactive team', async () => {
+    const o = await confirmed();
+    const res = await amend(o.uuid, [{ product: { sku: 'SKU-A' }, quantity: 1 }, { lineNumber: 2, product: { sku: 'x'.repeat(256) }, quantity: 1 }]);
+    expect(res.errors[0].extensions.problem.violations.map((v: any) => v.property)).toEqual(['orderLines[0].lineNumber', 'orderLines[1].product.sku']);
+    const many = Array.from({ length: 501 }, (_, i) => ({ lineNumber: i + 1, product: { sku: 'SKU-A' }, quantity: 1 }));
+    expect((await amend(o.uuid, many)).errors[0].extensions.problem.violations).toEqual([{ property: 'orderLines', message: expect.any(String) }]);
+    const u = await createTeam(s, `i${uniqueSuffix()}`, { stock: { 'SKU-A': { leeds: 10 } } });
+    const d = (await s.ok<any>(u.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 1]]) })).createOrder;
+    await setTeamActive(s, u.teamCode, false);
+    expect((await amend(d.uuid, lines([1, 'SKU-A', 2]), u.shop)).errors[0].extensions.problem.problemType).toBe('team-inactive');
+  }, 60_000);
+});
