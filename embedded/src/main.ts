@@ -9,25 +9,18 @@ import { restEdgeService } from '@pf/rest-edge';
 import { seedDemoStock, stockService } from '@pf/stock';
 import { webhooksService } from '@pf/webhooks';
 import { InMemoryEventBus } from '@pf/platform/bus/memory';
-import { env, loadConfig } from '@pf/platform/config';
 import { migrate, serviceMigrationSources } from '@pf/platform/db/migrate';
 import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type JwtVerifyOptions } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
 import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
+import { loadEmbeddedConfig } from './config';
 import { installationSecret, readJson, writeJson, type DemoCredentials } from './credentials';
 import { startEmbeddedPostgres } from './postgres';
 
 const SUBGRAPHS: ServiceDefinition[] = [accountsService, catalogService, stockService, ordersService, webhooksService];
 
-const config = loadConfig({
-  PF_DATA_DIR: env.string(path.resolve(__dirname, '..', '..', '.data')),
-  PF_HOST: env.string('127.0.0.1'),
-  PF_REST_PORT: env.port(8080),
-  PF_GATEWAY_PORT: env.port(4000),
-  PF_POSTGRES_PORT: env.port(54329),
-  LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-});
+const config = loadEmbeddedConfig();
 
 /**
  * The embedded wiring (ARCHITECTURE.md principle 5): every service in this one process, an

@@ -61,13 +61,17 @@ export const env = {
 
 /** The config every service shares: where it runs, how it logs, how identity tokens are verified. */
 export const commonConfigShape = {
+  /** `production` turns off development conveniences (GraphQL introspection, test-only webhook ranges). */
   NODE_ENV: env.oneOf(['production', 'development', 'test'] as const, 'development'),
+  /** pino level of the JSON logs on stdout. */
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   /** Algorithm of the identity JWTs that travel from the edge (or a back-office IdP) to the subgraphs. */
   JWT_ALGORITHM: env.oneOf(['HS256', 'HS384', 'HS512', 'RS256', 'ES256'] as const, 'HS256'),
   /** For HS*: the shared secret. For RS256/ES256: the PEM public key (verification only). */
   JWT_VERIFY_KEY: env.string(),
+  /** `iss` every identity JWT must carry. */
   JWT_ISSUER: env.string('pf-platform'),
+  /** `aud` every identity JWT must carry. */
   JWT_AUDIENCE: env.string('pf-graph'),
   /** Graceful shutdown budget: in-flight requests and consumers get this long before the process exits. */
   SHUTDOWN_TIMEOUT_MS: env.int(10_000, 0, 120_000),

@@ -19,6 +19,7 @@ export const ordersConfigShape = {
   ORDERS_TIMER_MAX_ATTEMPTS: env.int(8, 1, 1000),
   /** The stock subgraph, called directly for holds (with a service identity this service signs). */
   STOCK_URL: env.url('http://127.0.0.1:4103/graphql'),
+  /** Time limit of one call to the stock subgraph. */
   STOCK_TIMEOUT_MS: env.int(10_000, 100, 120_000),
   /** Key that signs the service identity; default: the HS verify key (like the REST edge). */
   JWT_SIGNING_KEY: env.optionalString(),

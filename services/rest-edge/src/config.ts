@@ -57,6 +57,7 @@ export const restEdgeConfigShape = {
 
   /** `redis` (production: shared by every replica) or `memory` (embedded wiring, one process only). */
   RATE_LIMIT_STORE: env.oneOf(['redis', 'memory'] as const, 'redis'),
+  /** Redis holding the rate-limit counters shared by every edge replica. */
   REDIS_URL: env.url('redis://127.0.0.1:6379'),
   /** Prefix of every Redis key the edge writes (separates deployments and test suites). */
   REDIS_KEY_PREFIX: env.string('pf:edge:'),
@@ -66,10 +67,12 @@ export const restEdgeConfigShape = {
   RATE_LIMIT_FAILED_AUTH_PER_IP: env.int(60, 1),
   /** Length of the fixed rate-limit windows. */
   RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1, 3600),
+  /** Comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed (see trustedProxies above). */
   TRUSTED_PROXIES: trustedProxies,
 
   /** How long a successful credentials lookup is reused; accounts events drop entries at once. 0 disables the cache. */
   AUTH_CACHE_TTL_MS: env.int(30_000, 0, 3_600_000),
+  /** Most cached credentials lookups; past it the oldest entries are dropped first. */
   AUTH_CACHE_MAX_ENTRIES: env.int(10_000, 1, 10_000_000),
 
   /** The event bus the edge consumes accounts events from (cache invalidation). */

@@ -12,13 +12,19 @@ import type { ServiceDefinition } from './service';
 /** Config every service process reads, besides its own. */
 export const processConfigShape = {
   ...commonConfigShape,
+  /** HTTP port; 0 means the service's own default (accounts 4101 ... webhooks 4105, gateway 4000). */
   PORT: env.port(0),
+  /** Address to listen on. */
   HOST: env.string('0.0.0.0'),
+  /** PostgreSQL URL; the service touches only its own schema in it. Required for services with tables. */
   DATABASE_URL: env.optionalString(),
   /** `kafka` in production; `memory` only makes sense when every service shares one process. */
   EVENT_BUS: env.oneOf(['kafka', 'memory'] as const, 'kafka'),
+  /** Comma-separated Kafka bootstrap brokers. */
   KAFKA_BROKERS: env.list(['127.0.0.1:9092']),
+  /** Kafka client id; default: the service name. */
   KAFKA_CLIENT_ID: env.optionalString(),
+  /** Prefix of every topic and consumer group name (separates deployments sharing a cluster). */
   KAFKA_TOPIC_PREFIX: env.string('pf.'),
 };
 
