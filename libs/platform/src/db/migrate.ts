@@ -42,7 +42,11 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationResult> {
   const result: MigrationResult = { applied: [], skipped: [] };
   try {
     await client.query('SELECT pg_advisory_lock(hashtext($1))', [`pf-migrate:${opts.schema}`]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema}"`);
+    // CREATE SCHEMA, even IF NOT EXISTS, needs CREATE on the database. A role that was given its
+    // schema by the database's owner (deploy/k8s: the CloudNativePG bootstrap) has no such right
+    // and needs none, so only create the schema when it is missing.
+    const existing = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [opts.schema]);
+    if (existing.rowCount === 0) await client.query(`CREATE SCHEMA IF NOT EXISTS "${opts.schema}"`);
     await client.query(
       `CREATE TABLE IF NOT EXISTS "${opts.schema}".schema_migrations (
          name TEXT PRIMARY KEY, checksum TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
