@@ -15,6 +15,7 @@ import { loadWebhooksTypeDefs } from './graphql/schema';
 import { createPrismaClient, createQueuePool, WEBHOOKS_SCHEMA } from './repositories/db';
 import { StockSubgraphFigures, type StockFigures } from './stock/stock-figures';
 import { WebhooksUseCases, type WebhooksDeps } from './use-cases';
+import { EndpointCache } from './use-cases/endpoint-cache';
 import { StockWindowWorker } from './use-cases/stock-windows';
 
 export { WEBHOOKS_SDL_PATH, loadWebhooksTypeDefs } from './graphql/schema';
@@ -66,10 +67,12 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
   if (config.allowedRanges.length > 0 || config.extraCa) {
     logger.warn({ ranges: config.WEBHOOK_ALLOW_PRIVATE_RANGES, extraCa: Boolean(config.extraCa) }, 'webhook delivery allows extra address ranges or an extra CA (tests and local development only)');
   }
+  const secrets = new SecretBox(config.secretKey, config.previousSecretKeys);
   const useCaseDeps: WebhooksDeps = {
     pool,
     prisma,
-    secrets: new SecretBox(config.secretKey, config.previousSecretKeys),
+    secrets,
+    endpoints: new EndpointCache(pool, secrets),
     resolver,
     policy,
     retryDelays: config.WEBHOOK_RETRY_DELAYS_SECONDS,

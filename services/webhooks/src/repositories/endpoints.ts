@@ -122,6 +122,12 @@ export async function endpointForQueueing(tx: Queryable, channelId: string): Pro
   return rows[0] ? toQueueing(rows[0]) : null;
 }
 
+/** The channel's registration without locking it (the event path's cache; its statement checks the version). */
+export async function endpointOf(db: Queryable, channelId: string): Promise<QueueingEndpoint | null> {
+  const { rows } = await db.query<QueueingRow>(`${QUEUEING_SELECT} WHERE e.channel_id = $1`, [channelId]);
+  return rows[0] ? toQueueing(rows[0]) : null;
+}
+
 /** Every registration of the team with a URL, share-locked, by channel id. */
 export async function teamEndpointsForQueueing(tx: Queryable, teamCode: string): Promise<QueueingEndpoint[]> {
   const { rows } = await tx.query<QueueingRow>(

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from '@pf/platform/logging';
 import type { SecretBox } from '../domain/secrets';
+import type { EndpointCache } from './endpoint-cache';
 import type { AddressPolicy, HostResolver } from '../domain/url-policy';
 import type { PrismaClient } from '../generated/prisma/client';
 
@@ -18,4 +19,6 @@ export interface WebhooksDeps {
   retryDelays: readonly number[];
   stockWindowSeconds: number;
   logger: Logger;
+  /** Registrations as last read, for the event path (checked by its statement). */
+  endpoints: EndpointCache;
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import {
   FulfilmentStatusChanged,
@@ -15,12 +16,16 @@ import {
   orderCreatedPayload,
   orderFulfillableStatusUpdatedPayload,
   orderStatusUpdatedPayload,
+  serialiseBody,
+  signBody,
   type OrderSnapshot,
 } from '../domain/notifications';
-import { upsertOrderView, type OrderViewRow } from '../repositories/read-models';
+import type { NewDelivery } from '../repositories/deliveries';
+import { writeOrderEvent } from '../repositories/order-events';
+import type { OrderViewRow } from '../repositories/read-models';
 import type { WebhooksDeps } from './deps';
-import { queueForChannel, type Notification } from './queueing';
-import { CONSUMERS, once, type Applied } from './read-models';
+import type { Notification } from './queueing';
+import { CONSUMERS, type Applied } from './read-models';
 
 /** Timestamps leave in one spelling (`toISOString`), whatever offset the event used. */
 const iso = (s: string) => new Date(s).toISOString();
@@ -108,18 +113,49 @@ export function notificationOf(event: EventEnvelope): { order: OrderFacts; notif
 /**
  * An order or fulfilment event: the order read model takes the facts it carries, and an order
  * created through the API gets its webhook queued to the channel it was created on (if that
- * channel may get new webhooks). Both in one transaction with the inbox row, so a redelivered
- * event changes nothing and queues nothing.
+ * channel may get new webhooks), serialised and signed once, here. Inbox row, read model and
+ * delivery are written by ONE statement (one round trip, one commit per event: the consumer
+ * handles an event at a time, so this is what bounds its rate), so a redelivered event changes
+ * nothing and queues nothing.
  */
 export async function applyOrderEvent(deps: WebhooksDeps, event: EventEnvelope): Promise<Applied> {
   const effect = notificationOf(event);
   if (!effect) return 'ignored';
-  const channelId = webhookChannelOf(effect.order);
-  return once(deps, CONSUMERS.orders, event, async (tx) => {
-    await upsertOrderView(tx, viewOf(effect.order));
-    if (effect.notification && channelId) {
-      const notification = { ...effect.notification, orderUuid: effect.order.orderUuid.toLowerCase() };
-      await queueForChannel(deps, tx, channelId, () => notification, 'event', event.id);
-    }
-  });
+  const channelId = effect.notification ? webhookChannelOf(effect.order) : null;
+  for (let round = 1; ; round++) {
+    const endpoint = channelId ? await deps.endpoints.get(channelId) : null;
+    const delivery: NewDelivery | null =
+      channelId && endpoint?.secret && effect.notification
+        ? signedDelivery(channelId, effect.order.teamCode, endpoint.secretVersion!, endpoint.secret, effect.notification, event.id)
+        : null;
+    const written = await writeOrderEvent(deps.pool, {
+      consumer: CONSUMERS.orders,
+      eventId: event.id,
+      order: viewOf(effect.order),
+      channelId,
+      delivery,
+      signedWithVersion: endpoint?.secretVersion ?? null,
+    });
+    if (written.upToDate) return written.applied ? 'applied' : 'duplicate';
+    // The registration changed since it was cached (rotated, registered): read it again, sign again.
+    deps.endpoints.invalidate(channelId!);
+    if (round >= 5) throw new Error(`The webhook registration of ${channelId} keeps changing; the event is retried later`);
+  }
+}
+
+function signedDelivery(channelId: string, teamCode: string, secretVersion: number, secret: string, n: Notification, eventId: string): NewDelivery {
+  const body = serialiseBody(n.payload);
+  return {
+    id: randomUUID(),
+    channelId,
+    teamCode,
+    notificationType: n.notificationType,
+    orderUuid: n.orderUuid?.toLowerCase() ?? null,
+    origin: 'event',
+    sourceEventId: eventId,
+    redeliveryOf: null,
+    body,
+    signature: signBody(body, secret),
+    secretVersion,
+  };
 }

@@ -44,6 +44,7 @@ export async function registerWebhook(deps: WebhooksDeps, identity: Identity, in
     url: verdict.url.href,
     newSecret: deps.secrets.seal(generateSecret(), ref.channelId),
   });
+  deps.endpoints.invalidate(ref.channelId);
   deps.logger.info({ channelId: ref.channelId, host: verdict.url.hostname }, 'webhook URL registered');
   return { channelId: ref.channelId, url: verdict.url.href, secret: deps.secrets.open(registered.secret, ref.channelId) };
 }
@@ -58,6 +59,7 @@ export async function rotateWebhookSecret(deps: WebhooksDeps, identity: Identity
   await refuseStandardChannel(deps, ref);
   const secret = generateSecret();
   const rotated = await replaceSecret(deps.prisma, { ...ref, newSecret: deps.secrets.seal(secret, ref.channelId) });
+  deps.endpoints.invalidate(ref.channelId);
   deps.logger.info({ channelId: ref.channelId, secretVersion: rotated.secretVersion }, 'webhook secret rotated');
   return { channelId: ref.channelId, url: rotated.url, secret };
 }

@@ -1,0 +1,113 @@
+import { OrderCreated } from '@pf/platform/events/orders';
+import { outgoing } from '@pf/platform/outbox/outbox';
+import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import { claimDueDeliveries } from '../src/repositories/deliveries';
+import { orderFacts, v4, WebhooksHarness } from './support/harness';
+import { createTestCertificate, TestReceiver, type TestCertificate } from './support/receiver';
+
+const HOST = 'restart.hooks-test.dev';
+
+/** The queue is durable: a restart (or a worker that died) loses nothing and sends nothing twice. */
+describe('webhook queue across restarts', () => {
+  let cert: TestCertificate;
+  let receiver: TestReceiver;
+  let h: WebhooksHarness;
+  const team = `q${uniqueSuffix()}`;
+  const env = {
+    WEBHOOK_RETRY_DELAYS_SECONDS: '0.2,0.2,0.2,0.2',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    WEBHOOK_LEASE_SECONDS: '3',
+    WEBHOOK_ALLOW_PRIVATE_RANGES: '127.0.0.1/32',
+    WEBHOOK_DELIVERY_CONCURRENCY: '16',
+    WEBHOOK_CLAIM_BATCH: '16',
+  };
+
+  beforeAll(async () => {
+    cert = createTestCertificate([HOST]);
+    receiver = await new TestReceiver(cert).start();
+    receiver.setDefault({ delayMs: 3, status: 200 });
+    h = await WebhooksHarness.start({ env: { ...env, WEBHOOK_EXTRA_CA: cert.certPath } });
+    h.dns.set(HOST, [v4('127.0.0.1')]);
+  }, 30_000);
+  afterAll(async () => {
+    await h?.stop();
+    await receiver?.stop();
+    cert?.remove();
+  }, 30_000);
+
+  const received = (code: string) => receiver.received.filter((r) => r.json.channelCode === code);
+
+  it('restarted in the middle of 1 000 pending deliveries: every one arrives, none twice within one attempt', async () => {
+    const channelId = await h.seedChannel(team, 'restart');
+    receiver.trust('restart', await h.register(channelId, `https://${HOST}:${receiver.port}/restart`));
+    await h.bus.publish(
+      Array.from({ length: 1000 }, () => {
+        const order = orderFacts(channelId);
+        return outgoing(OrderCreated, OrderCreated.create(order.orderUuid, { order }));
+      }),
+    );
+    await eventually(() => (received('restart').length >= 150 ? true : undefined), 60_000, 10);
+    h = await h.restart({ env: { ...env, WEBHOOK_EXTRA_CA: cert.certPath } });
+    const atRestart = received('restart').length;
+    expect(atRestart).toBeLessThan(1000);
+
+    const all = await eventually(async () => {
+      const { rows } = await h.sql.query<{ n: number }>("SELECT count(*)::int AS n FROM delivery WHERE channel_id = $1 AND status = 'succeeded'", [channelId]);
+      return rows[0]!.n === 1000 ? true : undefined;
+    }, 120_000, 100);
+    expect(all).toBe(true);
+    const got = received('restart');
+    const perAttempt = new Map<string, number>();
+    for (const r of got) perAttempt.set(`${r.deliveryId}#${r.attempt}`, (perAttempt.get(`${r.deliveryId}#${r.attempt}`) ?? 0) + 1);
+    expect([...perAttempt.values()].every((n) => n === 1)).toBe(true);
+    expect(new Set(got.map((r) => r.deliveryId)).size).toBe(1000);
+    expect(got.every((r) => r.verifiedWith === 'restart')).toBe(true);
+    // A graceful stop finishes and records the attempts in flight: nothing had to be sent again.
+    expect(got).toHaveLength(1000);
+  }, 180_000);
+
+  it('deliveries of a worker that died mid-attempt are taken up again when their lease runs out, as the next attempt', async () => {
+    const channelId = await h.seedChannel(team, 'crash');
+    receiver.trust('crash', await h.register(channelId, `https://${HOST}:${receiver.port}/crash`));
+    await h.instance.worker.stop();
+    await h.bus.publish(
+      Array.from({ length: 20 }, () => {
+        const order = orderFacts(channelId);
+        return outgoing(OrderCreated, OrderCreated.create(order.orderUuid, { order }));
+      }),
+    );
+    await eventually(async () => ((await h.sql.query('SELECT count(*)::int AS n FROM delivery WHERE channel_id = $1', [channelId])).rows[0].n === 20 ? true : undefined));
+    // A worker claims them (leased for 1 s) and dies before sending or recording anything.
+    const claimed = await claimDueDeliveries(h.sql, { limit: 20, leaseSeconds: 1, maxAttempts: 5 });
+    expect(claimed.filter((d) => d.channelId === channelId)).toHaveLength(20);
+    await h.instance.worker.start();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(received('crash')).toHaveLength(0); // still leased: nobody else may touch them
+    const got = await eventually(() => (received('crash').length === 20 ? received('crash') : undefined), 30_000);
+    expect(got.every((r) => r.attempt === 2)).toBe(true);
+    expect(new Set(got.map((r) => r.deliveryId)).size).toBe(20);
+  }, 60_000);
+
+  it('two workers side by side never hold the same delivery', async () => {
+    const channelId = await h.seedChannel(team, 'pair');
+    receiver.trust('pair', await h.register(channelId, `https://${HOST}:${receiver.port}/pair`));
+    // A second replica on the same database (its own bus: the events reach the first one).
+    const second = await WebhooksHarness.start({ db: h.db, resolver: h.dns, env: { ...env, WEBHOOK_EXTRA_CA: cert.certPath } });
+    try {
+      await h.bus.publish(
+        Array.from({ length: 300 }, () => {
+          const order = orderFacts(channelId);
+          return outgoing(OrderCreated, OrderCreated.create(order.orderUuid, { order }));
+        }),
+      );
+      const got = await eventually(() => (received('pair').length >= 300 ? received('pair') : undefined), 60_000, 20);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(received('pair')).toHaveLength(300);
+      expect(new Set(got.map((r) => r.deliveryId)).size).toBe(300);
+      expect(await second.instance.deps.pool.query("SELECT count(*)::int AS n FROM delivery_attempt a JOIN delivery d ON d.id = a.delivery_id WHERE d.channel_id = $1", [channelId])).toMatchObject({ rows: [{ n: 300 }] });
+    } finally {
+      await second.stopService();
+      await second.bus.close();
+    }
+  }, 90_000);
+});
