@@ -13,7 +13,7 @@ import { webhooksService, WEBHOOKS_MIGRATIONS_DIR } from '../src';
 
 const jwt: JwtSignOptions = { algorithm: 'HS256', key: 'webhooks-test-secret-webhooks-test-secret', issuer: 'pf-test', audience: 'pf-graph', expiresInSeconds: 300 };
 
-describe('webhooks service (no features yet)', () => {
+describe('webhooks service', () => {
   let db: TestDatabase;
   let instance: ServiceInstance;
   let server: http.Server;
@@ -65,5 +65,19 @@ describe('webhooks service (no features yet)', () => {
     const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: query });
     const body = (await res.json()) as { data: { _service: { sdl: string } } };
     expect(body.data._service.sdl).toContain('https://specs.apollo.dev/federation/v2.7');
+    expect(body.data._service.sdl).toContain('registerWebhook');
+  });
+
+  it('refuses at start, in production, the test-only allowances and a missing secret key', async () => {
+    const logger = createLogger('webhooks-test', 'silent');
+    const create = (env: NodeJS.ProcessEnv) => webhooksService.create({ databaseUrl: db.url, bus: new InMemoryEventBus(logger), jwt, logger, env });
+    const key = Buffer.alloc(32, 1).toString('base64');
+    await expect(create({ NODE_ENV: 'production' })).rejects.toMatchObject({ name: 'ConfigError', variables: ['WEBHOOK_SECRET_KEY'] });
+    await expect(create({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: key, WEBHOOK_ALLOW_PRIVATE_RANGES: '127.0.0.1/32' })).rejects.toMatchObject({
+      variables: ['WEBHOOK_ALLOW_PRIVATE_RANGES'],
+    });
+    await expect(create({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: key, WEBHOOK_EXTRA_CA: __filename })).rejects.toMatchObject({
+      variables: ['WEBHOOK_EXTRA_CA'],
+    });
   });
 });
