@@ -1,0 +1,284 @@
+// The Kubernetes manifests as operators apply them: both overlays rendered by `kubectl kustomize`,
+// every object checked against the Kubernetes schemas of a pinned version, and the rules every
+// workload must follow (probes, resources, security context, graceful shutdown, pinned images,
+// autoscaling, disruption budgets, network policies).
+import {
+  CONFIG_SHAPES,
+  OVERLAYS,
+  SERVICE_DIRS,
+  callsOf,
+  containerEnv,
+  effectiveValue,
+  imageTag,
+  mainContainer,
+  matchesSelector,
+  named,
+  ofKind,
+  render,
+  type K8sObject,
+} from './support/deploy';
+
+// kubernetes-models is pinned in the root package.json (4.5.1: the Kubernetes 1.33 OpenAPI
+// schemas, precompiled). It checks types, enums, formats and required fields.
+/* eslint-disable @typescript-eslint/no-require-imports */
+function modelFor(apiVersion: string, kind: string): { validate(): void } | undefined {
+  const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
+  const modulePath = group ? `kubernetes-models/${group}/${version}/${kind}` : `kubernetes-models/${version}/${kind}`;
+  try {
+    return require(modulePath)[kind];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Custom resources of the two operators. No maintained npm package ships their CRD schemas, so
+ * they get structural checks here instead (below) and are listed, not silently passed.
+ */
+const CUSTOM_RESOURCES: Record<string, string[]> = {
+  'kafka.strimzi.io/v1beta2': ['Kafka', 'KafkaNodePool', 'KafkaTopic'],
+  'postgresql.cnpg.io/v1': ['Cluster'],
+};
+const isCustom = (o: K8sObject) => CUSTOM_RESOURCES[o.apiVersion]?.includes(o.kind) ?? false;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+const SERVICES = Object.keys(SERVICE_DIRS);
+const podLabels = (w: K8sObject): Record<string, string> => w.spec?.template?.metadata?.labels ?? {};
+const seconds = (ms: unknown) => Number(ms) / 1000;
+
+describe.each(OVERLAYS)('overlay %s', (overlay) => {
+  let objects: K8sObject[];
+  beforeAll(() => {
+    objects = render(overlay);
+  });
+  const deployment = (svc: string) => named(objects, 'Deployment', svc);
+
+  test('renders, and every built-in object validates against the Kubernetes 1.33 schemas', () => {
+    expect(objects.length).toBeGreaterThan(50);
+    const problems: string[] = [];
+    for (const o of objects.filter((x) => !isCustom(x))) {
+      const Model = modelFor(o.apiVersion, o.kind) as unknown as (new (data: unknown) => { validate(): void }) | undefined;
+      if (!Model) {
+        problems.push(`${o.kind} ${o.metadata?.name}: no schema for ${o.apiVersion} (unknown or removed API)`);
+        continue;
+      }
+      try {
+        new Model(o).validate();
+      } catch (err) {
+        problems.push(`${o.kind} ${o.metadata.name}: ${(err as Error).message}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test(`custom resources (schemas not validated: ${Object.values(CUSTOM_RESOURCES).flat().join(', ')}) have a known apiVersion and kind, a valid name and their essential fields`, () => {
+    const custom = objects.filter((o) => o.apiVersion.endsWith('strimzi.io/v1beta2') || o.apiVersion.includes('cnpg.io'));
+    expect(custom.every(isCustom)).toBe(true);
+    const problems: string[] = [];
+    for (const o of custom) if (!DNS_SUBDOMAIN.test(o.metadata.name) || o.metadata.name.length > 253) problems.push(`${o.kind} ${o.metadata.name}: invalid name`);
+
+    const kafkas = ofKind(objects, 'Kafka');
+    expect(kafkas).toHaveLength(1);
+    const kafka = kafkas[0]!;
+    expect(kafka.spec.kafka.version).toMatch(/^\d+\.\d+\.\d+$/);
+    // KRaft with node pools: no ZooKeeper section, at least one pool with the controller role.
+    expect(kafka.spec.zookeeper).toBeUndefined();
+    const pools = ofKind(objects, 'KafkaNodePool').filter((p) => p.metadata.labels?.['strimzi.io/cluster'] === kafka.metadata.name);
+    expect(pools.some((p) => p.spec.roles.includes('controller'))).toBe(true);
+    expect(pools.some((p) => p.spec.roles.includes('broker'))).toBe(true);
+    const brokers = pools.filter((p) => p.spec.roles.includes('broker')).reduce((n, p) => n + p.spec.replicas, 0);
+    for (const t of ofKind(objects, 'KafkaTopic')) {
+      if (t.metadata.labels?.['strimzi.io/cluster'] !== kafka.metadata.name) problems.push(`KafkaTopic ${t.metadata.name}: not bound to ${kafka.metadata.name}`);
+      if (!(Number.isInteger(t.spec.partitions) && t.spec.partitions > 0)) problems.push(`KafkaTopic ${t.metadata.name}: partitions`);
+      if (!(Number.isInteger(t.spec.replicas) && t.spec.replicas > 0 && t.spec.replicas <= brokers)) problems.push(`KafkaTopic ${t.metadata.name}: replicas ${t.spec.replicas} with ${brokers} brokers`);
+      const isr = Number(t.spec.config?.['min.insync.replicas'] ?? 1);
+      if (isr > t.spec.replicas || (t.spec.replicas > 1 && isr >= t.spec.replicas)) problems.push(`KafkaTopic ${t.metadata.name}: min.insync.replicas ${isr} of ${t.spec.replicas} leaves no room for a broker down`);
+      if (!['compact', 'delete'].includes(t.spec.config?.['cleanup.policy'])) problems.push(`KafkaTopic ${t.metadata.name}: cleanup.policy`);
+    }
+    const clusters = ofKind(objects, 'Cluster');
+    expect(clusters).toHaveLength(1);
+    expect(clusters[0]!.spec.instances).toBeGreaterThanOrEqual(1);
+    expect(clusters[0]!.spec.imageName).toMatch(/:\d+\.\d+/);
+    expect(problems).toEqual([]);
+  });
+
+  test('no Secret objects and no literal credentials: secrets are only referenced', () => {
+    expect(ofKind(objects, 'Secret')).toEqual([]);
+  });
+
+  test('a Deployment, Service, HPA and PDB for every service; a migration Job for every service with a schema', () => {
+    for (const svc of SERVICES) {
+      const d = deployment(svc);
+      const pods = podLabels(d);
+      expect(matchesSelector(pods, d.spec.selector.matchLabels)).toBe(true);
+      const service = named(objects, 'Service', svc);
+      expect(matchesSelector(pods, service.spec.selector)).toBe(true);
+      const ports = (mainContainer(d).ports ?? []).map((p: { name: string }) => p.name);
+      for (const p of service.spec.ports) expect(ports).toContain(p.targetPort);
+      const hpa = named(objects, 'HorizontalPodAutoscaler', svc);
+      expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: svc });
+      expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+      // The HPA owns the replica count; a fixed one would be reset on every apply.
+      expect(d.spec.replicas).toBeUndefined();
+      const pdb = ofKind(objects, 'PodDisruptionBudget').find((p) => matchesSelector(pods, p.spec.selector.matchLabels));
+      expect(pdb).toBeDefined();
+    }
+    const jobs = ofKind(objects, 'Job');
+    for (const svc of SERVICES) {
+      const hasDatabase = containerEnv(objects, mainContainer(deployment(svc))).vars.get('DATABASE_URL')?.from === 'value';
+      const job = jobs.find((j) => j.metadata.name === `${svc}-migrate`);
+      if (!hasDatabase) {
+        expect(job).toBeUndefined();
+        continue;
+      }
+      expect(job).toBeDefined();
+      const c = mainContainer(job!);
+      expect(c.command).toEqual(['node', 'dist/migrate.js']);
+      expect(c.image).toBe(mainContainer(deployment(svc)).image);
+      expect(job!.spec.parallelism ?? 1).toBe(1);
+      expect(job!.spec.completions ?? 1).toBe(1);
+      // The Service must never route to a migration pod.
+      expect(matchesSelector(podLabels(job!), named(objects, 'Service', svc).spec.selector)).toBe(false);
+    }
+  });
+
+  test('every Deployment: readiness /readyz, liveness /healthz, resources, non-root read-only container without capabilities, graceful shutdown', () => {
+    const problems: string[] = [];
+    for (const svc of SERVICES) {
+      const d = deployment(svc);
+      const pod = d.spec.template.spec;
+      const c = mainContainer(d);
+      const ports = (c.ports ?? []).map((p: { name: string }) => p.name);
+      const say = (m: string) => problems.push(`${svc}: ${m}`);
+      if (c.readinessProbe?.httpGet?.path !== '/readyz') say('readinessProbe must GET /readyz');
+      if (c.livenessProbe?.httpGet?.path !== '/healthz') say('livenessProbe must GET /healthz');
+      for (const probe of [c.readinessProbe, c.livenessProbe, c.startupProbe].filter(Boolean)) {
+        if (!ports.includes(probe.httpGet?.port) && !c.ports?.some((p: { containerPort: number }) => p.containerPort === probe.httpGet?.port)) say(`probe port ${probe.httpGet?.port} is not a container port`);
+      }
+      if (!c.resources?.requests?.cpu || !c.resources?.requests?.memory) say('resources.requests cpu and memory');
+      if (!c.resources?.limits?.memory) say('resources.limits.memory');
+      if (pod.securityContext?.runAsNonRoot !== true) say('pod securityContext.runAsNonRoot');
+      if (!(Number(pod.securityContext?.runAsUser) > 0)) say('pod securityContext.runAsUser must be a non-root uid');
+      if (c.securityContext?.readOnlyRootFilesystem !== true) say('readOnlyRootFilesystem');
+      if (c.securityContext?.allowPrivilegeEscalation !== false) say('allowPrivilegeEscalation false');
+      if (!c.securityContext?.capabilities?.drop?.includes('ALL')) say('capabilities.drop ALL');
+      if (c.securityContext?.privileged) say('privileged');
+      // preStop sleep + the service's own shutdown budget must fit in the grace period.
+      const sleep = Number(c.lifecycle?.preStop?.exec?.command?.[0] === 'sleep' ? c.lifecycle.preStop.exec.command[1] : c.lifecycle?.preStop?.sleep?.seconds);
+      if (!(sleep > 0)) say('preStop sleep');
+      const env = containerEnv(objects, c);
+      const shutdown = seconds(effectiveValue(env, CONFIG_SHAPES[svc]!, 'SHUTDOWN_TIMEOUT_MS'));
+      const grace = pod.terminationGracePeriodSeconds ?? 30;
+      if (!(grace > sleep + shutdown)) say(`terminationGracePeriodSeconds ${grace} must exceed preStop ${sleep} s + SHUTDOWN_TIMEOUT_MS ${shutdown} s`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('migration Jobs run with the same security context and have resources', () => {
+    for (const job of ofKind(objects, 'Job')) {
+      const pod = job.spec.template.spec;
+      const c = mainContainer(job);
+      expect(pod.restartPolicy).toBe('Never');
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      expect(c.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(c.resources.requests.memory).toBeDefined();
+      expect(c.resources.limits.memory).toBeDefined();
+    }
+  });
+
+  test('every image has a pinned tag, never latest', () => {
+    const images = objects
+      .filter((o) => o.spec?.template?.spec?.containers)
+      .flatMap((o) => [...o.spec.template.spec.containers, ...(o.spec.template.spec.initContainers ?? [])].map((c: { image: string }) => ({ who: `${o.kind} ${o.metadata.name}`, image: c.image })));
+    expect(images.length).toBeGreaterThanOrEqual(SERVICES.length);
+    for (const { who, image } of images) {
+      const { tag, digest } = imageTag(image);
+      expect({ who, image, pinned: Boolean(digest) || (tag !== undefined && tag !== 'latest') }).toEqual({ who, image, pinned: true });
+    }
+    for (const c of ofKind(objects, 'Cluster')) expect(imageTag(c.spec.imageName).tag).not.toBe('latest');
+  });
+
+  test('network: default deny for every platform pod, DNS allowed, each service reachable only from its callers and able to reach only its callees', () => {
+    const policies = ofKind(objects, 'NetworkPolicy');
+    const selecting = (labels: Record<string, string>) =>
+      policies.filter((p) => {
+        const sel = p.spec.podSelector;
+        if (!matchesSelector(labels, sel.matchLabels) && Object.keys(sel.matchLabels ?? {}).length > 0) return false;
+        return (sel.matchExpressions ?? []).every((e: { key: string; operator: string; values: string[] }) => e.operator === 'In' && e.values.includes(labels[e.key]!));
+      });
+    const workloads = [...SERVICES.map(deployment), ...ofKind(objects, 'Job')];
+    for (const w of workloads) {
+      const mine = selecting(podLabels(w));
+      const deny = mine.find((p) => p.spec.policyTypes.includes('Ingress') && p.spec.policyTypes.includes('Egress') && !p.spec.ingress && !p.spec.egress);
+      expect({ workload: w.metadata.name, defaultDeny: Boolean(deny) }).toEqual({ workload: w.metadata.name, defaultDeny: true });
+      const dns = mine.some((p) => (p.spec.egress ?? []).some((r: { ports?: { port: number }[] }) => r.ports?.some((port) => port.port === 53)));
+      expect({ workload: w.metadata.name, dns }).toEqual({ workload: w.metadata.name, dns: true });
+    }
+
+    // Who calls whom, read from the services' own URL settings (STOCK_URL, SUBGRAPH_*_URL, ...).
+    const calls = SERVICES.flatMap((caller) =>
+      callsOf(containerEnv(objects, mainContainer(deployment(caller))), SERVICES, CONFIG_SHAPES[caller]!).map((c) => ({ caller, ...c })),
+    );
+    expect(calls.length).toBeGreaterThanOrEqual(9);
+    const podPeersAllowedIn = (svc: string) =>
+      selecting(podLabels(deployment(svc))).flatMap((p) => (p.spec.ingress ?? []).flatMap((r: any) => (r.from ?? []).filter((f: any) => f.podSelector && !f.namespaceSelector).map((f: any) => ({ name: f.podSelector.matchLabels?.['app.kubernetes.io/name'], ports: (r.ports ?? []).map((x: any) => x.port) }))));
+    const podPeersAllowedOut = (svc: string) =>
+      selecting(podLabels(deployment(svc))).flatMap((p) => (p.spec.egress ?? []).flatMap((r: any) => (r.to ?? []).filter((t: any) => t.podSelector && !t.namespaceSelector).map((t: any) => ({ name: t.podSelector.matchLabels?.['app.kubernetes.io/name'], ports: (r.ports ?? []).map((x: any) => x.port) }))));
+    const problems: string[] = [];
+    for (const { caller, service, port, variable } of calls) {
+      if (!podPeersAllowedIn(service).some((p) => p.name === caller && p.ports.includes(port))) problems.push(`${service} does not admit ${caller} on ${port} (${caller} calls it: ${variable})`);
+      if (!podPeersAllowedOut(caller).some((p) => p.name === service && p.ports.includes(port))) problems.push(`${caller} may not reach ${service}:${port} (${variable})`);
+    }
+    // And nothing more: a service admits only the services that call it.
+    for (const svc of SERVICES) {
+      const callers = new Set(calls.filter((c) => c.service === svc).map((c) => c.caller));
+      for (const peer of podPeersAllowedIn(svc)) if (!callers.has(peer.name)) problems.push(`${svc} admits ${peer.name}, which does not call it`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test('network: only webhooks may reach the internet, on 443, never private, loopback, link-local, CGNAT or cluster ranges', () => {
+    const policies = ofKind(objects, 'NetworkPolicy');
+    const blocks = policies.flatMap((p) =>
+      (p.spec.egress ?? []).flatMap((r: any) => (r.to ?? []).filter((t: any) => t.ipBlock).map((t: any) => ({ policy: p, block: t.ipBlock, ports: (r.ports ?? []).map((x: any) => x.port) }))),
+    );
+    const open = blocks.filter((b) => b.block.cidr === '0.0.0.0/0' || b.block.cidr === '::/0');
+    expect(open.length).toBeGreaterThan(0);
+    for (const { policy, block, ports } of open) {
+      expect(policy.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'webhooks', 'app.kubernetes.io/component': 'server' });
+      expect(ports).toEqual([443]);
+      const required = block.cidr === '0.0.0.0/0'
+        ? ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16', '100.64.0.0/10', '0.0.0.0/8']
+        : ['::1/128', 'fc00::/7', 'fe80::/10', '::ffff:0:0/96'];
+      expect(block.except).toEqual(expect.arrayContaining(required));
+    }
+    // Any other address block may only name private space (the external Redis), never the internet.
+    const privateV4 = [/^10\./, /^172\.(1[6-9]|2\d|3[01])\./, /^192\.168\./];
+    for (const { policy, block } of blocks.filter((b) => !open.includes(b))) {
+      expect({ policy: policy.metadata.name, cidr: block.cidr, private: privateV4.some((r) => r.test(block.cidr)) }).toEqual({ policy: policy.metadata.name, cidr: block.cidr, private: true });
+    }
+    // No pod may talk to the internet through a policy that selects every pod.
+    for (const p of policies) if (Object.keys(p.spec.podSelector ?? {}).length === 0) expect(p.spec.egress ?? []).toEqual([]);
+  });
+
+  if (overlay === 'prod') {
+    test('prod: at least 2 replicas of every service, spread by anti-affinity, released (not dev) images', () => {
+      for (const svc of SERVICES) {
+        expect({ svc, min: named(objects, 'HorizontalPodAutoscaler', svc).spec.minReplicas >= 2 }).toEqual({ svc, min: true });
+        const d = deployment(svc);
+        const terms = d.spec.template.spec.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.map((t: any) => t.podAffinityTerm) ??
+          d.spec.template.spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+        const self = terms.find((t: any) => t.topologyKey === 'kubernetes.io/hostname' && matchesSelector(podLabels(d), t.labelSelector?.matchLabels));
+        expect({ svc, antiAffinity: Boolean(self) }).toEqual({ svc, antiAffinity: true });
+        const { tag, digest } = imageTag(mainContainer(d).image);
+        expect({ svc, release: Boolean(digest) || /^\d+\.\d+\.\d+$/.test(tag ?? '') }).toEqual({ svc, release: true });
+        const pdb = ofKind(objects, 'PodDisruptionBudget').find((p) => matchesSelector(podLabels(d), p.spec.selector.matchLabels))!;
+        // With the minimum of 2 replicas, a drain still leaves one serving.
+        expect(pdb.spec.maxUnavailable ?? 2 - pdb.spec.minAvailable).toBeLessThan(2);
+      }
+      expect(named(objects, 'Cluster', 'pf-postgres').spec.instances).toBeGreaterThanOrEqual(3);
+      const pool = ofKind(objects, 'KafkaNodePool').find((p) => p.spec.roles.includes('controller'))!;
+      expect(pool.spec.replicas).toBeGreaterThanOrEqual(3);
+    });
+  }
+});
