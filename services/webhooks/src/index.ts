@@ -73,6 +73,7 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
     prisma,
     secrets,
     endpoints: new EndpointCache(pool, secrets),
+    onQueued: () => worker.nudge(),
     resolver,
     policy,
     retryDelays: config.WEBHOOK_RETRY_DELAYS_SECONDS,

@@ -3,6 +3,7 @@ import type { Logger } from '@pf/platform/logging';
 import { afterAttempt, attemptError, isSuccess, maxAttempts } from '../domain/delivery-rules';
 import {
   claimDueDeliveries,
+  DELIVERY_CHANNEL,
   failInterruptedLastAttempts,
   nextDueAt,
   recordAttempts,
@@ -11,8 +12,6 @@ import {
 } from '../repositories/deliveries';
 import type { AttemptOutcome, AttemptRequest } from './https-sender';
 
-/** The channel the queue's insert trigger NOTIFYs (see migrations/0001_webhooks.sql). */
-export const DELIVERY_CHANNEL = 'pf_webhooks_delivery';
 
 export interface DeliveryWorkerOptions {
   pool: pg.Pool;
@@ -31,9 +30,9 @@ export interface DeliveryWorkerOptions {
 /**
  * Works the durable delivery queue: claims due deliveries (`FOR UPDATE SKIP LOCKED`, leased),
  * makes one attempt each with up to `concurrency` in flight, and records every attempt and the
- * delivery's next state in batched statements. Woken at once by the insert trigger's NOTIFY; a
- * retry or a lease that runs out wakes it through the earliest due time; a poll covers anything
- * missed. Any number of replicas may run side by side: a delivery is only ever in one worker's
+ * delivery's next state in batched statements. Woken at once by `nudge()` (the event consumer of
+ * the same process) or a NOTIFY (resend, redelivery, stock windows, from any replica); a retry or
+ * a lease that runs out wakes it through the earliest due time; a poll covers anything missed. Any number of replicas may run side by side: a delivery is only ever in one worker's
  * hands at a time, and a restarted or crashed worker's deliveries are taken up again when due
  * (or when their lease runs out).
  */
@@ -73,6 +72,12 @@ export class DeliveryWorker {
     await this.flush();
     await this.listener?.end().catch(() => undefined);
     this.listener = undefined;
+  }
+
+  /** Something was queued: claim now rather than at the next poll. */
+  nudge(): void {
+    this.notified = true;
+    if (this.waitingFor === 'work') this.wake?.();
   }
 
   /** Attempts in flight now. */
@@ -209,10 +214,7 @@ export class DeliveryWorker {
 
   private async listen(): Promise<void> {
     const client = new pg.Client(this.opts.pool.options);
-    client.on('notification', () => {
-      this.notified = true;
-      if (this.waitingFor === 'work') this.wake?.();
-    });
+    client.on('notification', () => this.nudge());
     client.on('error', (err) => {
       // Losing the listener only costs latency: the poll still runs. Reconnect in the background.
       this.opts.logger.warn({ err }, 'webhook queue listener connection lost');

@@ -23,7 +23,7 @@ export function createQueuePool(databaseUrl: string, max = 8): pg.Pool {
 
 /** A transaction on one pooled connection; also what the platform's inbox needs (`RawSql`). */
 export interface Tx extends RawSql {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
 /** Anything that runs a query: the pool (autocommit) or a transaction. */
@@ -36,7 +36,7 @@ export async function inTransaction<R>(pool: pg.Pool, work: (tx: Tx) => Promise<
   try {
     await client.query('BEGIN');
     const tx: Tx = {
-      query: (text, values) => client.query(text, values as unknown[]),
+      query: (text, values) => client.query(text as string, values as unknown[]),
       async $executeRawUnsafe(text, ...values) {
         return (await client.query(text, values)).rowCount ?? 0;
       },

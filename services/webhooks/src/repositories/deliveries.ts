@@ -20,9 +20,12 @@ export interface NewDelivery {
   secretVersion: number;
 }
 
+/** The channel the delivery workers LISTEN on. */
+export const DELIVERY_CHANNEL = 'pf_webhooks_delivery';
+
 /**
- * Queues deliveries, due at once. A second delivery for the same source event and channel is
- * ignored (returns false for it). The insert's trigger NOTIFYs the workers on commit.
+ * Queues deliveries, due at once, and NOTIFYs the workers (delivered on commit). A second
+ * delivery for the same source event and channel is ignored (its id is not returned).
  */
 export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDelivery[]): Promise<string[]> {
   if (deliveries.length === 0) return [];
@@ -50,6 +53,7 @@ export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDe
       cols((d) => d.secretVersion),
     ],
   );
+  if (rows.length > 0) await tx.query('SELECT pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
   return rows.map((r) => r.id);
 }
 

@@ -40,8 +40,10 @@ export interface OrderEventWritten {
 export async function writeOrderEvent(db: Queryable, w: OrderEventWrite): Promise<OrderEventWritten> {
   const o = w.order;
   const d = w.delivery;
-  const { rows } = await db.query<{ up_to_date: boolean; applied: boolean; delivery_id: string | null }>(
-    `WITH ep AS (
+  const { rows } = await db.query<{ up_to_date: boolean; applied: boolean; delivery_id: string | null }>({
+    // Named: each connection parses and plans it once (planning this statement costs more than running it).
+    name: 'webhooks-write-order-event',
+    text: `WITH ep AS (
        SELECT e.secret_version,
               (e.url IS NOT NULL AND coalesce(c.active, true) AND NOT coalesce(c.standard, false)) AS eligible
          FROM endpoint e LEFT JOIN channel c ON c.channel_id = e.channel_id
@@ -70,7 +72,7 @@ export async function writeOrderEvent(db: Queryable, w: OrderEventWrite): Promis
        RETURNING id
      )
      SELECT (SELECT up_to_date FROM current) AS up_to_date, EXISTS (SELECT 1 FROM inbox) AS applied, (SELECT id FROM queued) AS delivery_id`,
-    [
+    values: [
       w.consumer,
       w.eventId,
       o.orderUuid,
@@ -92,7 +94,7 @@ export async function writeOrderEvent(db: Queryable, w: OrderEventWrite): Promis
       d?.body ?? null,
       d?.signature ?? null,
     ],
-  );
+  });
   const row = rows[0]!;
   return { upToDate: row.up_to_date, applied: row.applied, deliveryId: row.delivery_id };
 }

@@ -21,4 +21,6 @@ export interface WebhooksDeps {
   logger: Logger;
   /** Registrations as last read, for the event path (checked by its statement). */
   endpoints: EndpointCache;
+  /** Called when the event path queued a delivery: wakes this process's delivery worker. */
+  onQueued?: () => void;
 }

@@ -136,6 +136,7 @@ export async function applyOrderEvent(deps: WebhooksDeps, event: EventEnvelope):
       delivery,
       signedWithVersion: endpoint?.secretVersion ?? null,
     });
+    if (written.deliveryId) deps.onQueued?.();
     if (written.upToDate) return written.applied ? 'applied' : 'duplicate';
     // The registration changed since it was cached (rotated, registered): read it again, sign again.
     deps.endpoints.invalidate(channelId!);
