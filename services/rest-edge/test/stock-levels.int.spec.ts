@@ -160,6 +160,24 @@ describe('GET /stock-levels', () => {
       }
     });
 
+    it('a client that goes away mid-stream stops the reading of further pages', async () => {
+      const onePerPage = await sys.startEdge({ STOCK_URL: tap.url, STOCK_LEVELS_PAGE_SIZE: '1' });
+      try {
+        tap.delayMs = 200; // 11 pages: more than 2 s to read them all
+        const res = await request(`${onePerPage.url}/v1/channels/acme-shop/stock-levels`, { headers: { authorization: `Bearer ${acme.shop!.token}` } });
+        expect(res.statusCode).toBe(200);
+        for await (const _chunk of res.body) break; // the first chunk, then the client hangs up
+        await new Promise((r) => setTimeout(r, 2500));
+        // the page in flight when the client left, and at most the one fetched ahead with it
+        expect(tap.requests).toBeLessThanOrEqual(4);
+        expect(onePerPage.logs.lines.filter((l) => (l.level as number) >= 50)).toEqual([]);
+        tap.delayMs = 0;
+        expect((await stockLevels(onePerPage)).status).toBe(200);
+      } finally {
+        await onePerPage.close();
+      }
+    });
+
     it('a failure of the first page is an ordinary 500 problem with a reference', async () => {
       tap.failRequest(1);
       const res = await stockLevels(paged);

@@ -14,6 +14,8 @@ export interface TappedUpstream {
   requests: number;
   /** Answer request number n (from 1) with this status instead of forwarding it. */
   failRequest(n: number, status?: number): void;
+  /** Hold every request this long before forwarding it (a slow upstream). */
+  delayMs: number;
   reset(): void;
   close(): Promise<void>;
 }
@@ -31,6 +33,10 @@ export async function tapUpstream(target: string): Promise<TappedUpstream> {
         res.writeHead(failure, { 'content-type': 'text/plain' }).end('broken by the test proxy');
         return;
       }
+      if (tap.delayMs > 0) setTimeout(() => forward(), tap.delayMs);
+      else forward();
+    });
+    function forward() {
       const headers = { ...req.headers };
       delete headers.host;
       delete headers.connection;
@@ -41,18 +47,20 @@ export async function tapUpstream(target: string): Promise<TappedUpstream> {
         },
         () => res.destroy(),
       );
-    });
+    }
   });
   const port = await listen(server, 0, '127.0.0.1');
   const tap: TappedUpstream = {
     url: `http://127.0.0.1:${port}${targetUrl.pathname}`,
     requests: 0,
+    delayMs: 0,
     failRequest(n, status = 503) {
       failures.set(n, status);
     },
     reset() {
       failures.clear();
       tap.requests = 0;
+      tap.delayMs = 0;
     },
     close: () => closeServer(server),
   };
