@@ -29,6 +29,8 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
   Query: {
     stockLevels: (_: unknown, args: { teamCode?: string | null; after?: string | null; first?: number | null }, ctx: StockContext) =>
       ctx.stock.stockLevels(ctx.identity, args),
+    stockLevelsOf: (_: unknown, args: { teamCode: string; productUuids: string[] }, ctx: StockContext) =>
+      ctx.stock.stockLevelsOf(ctx.identity, args.teamCode, args.productUuids),
     warehouses: (_: unknown, args: { teamCode?: string | null }, ctx: StockContext) => ctx.stock.listWarehouses(ctx.identity, args.teamCode),
     warehouse: (_: unknown, args: { id: string }, ctx: StockContext) => ctx.stock.getWarehouse(ctx.identity, args.id),
     stockAdjustments: (_: unknown, args: { productUuid: string; first?: number | null }, ctx: StockContext) =>

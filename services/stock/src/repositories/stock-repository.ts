@@ -163,6 +163,21 @@ export async function feedPage(db: Db, teamCode: string, after: string | null, l
   return rows.map((r) => ({ productUuid: r.product_uuid, sku: r.sku, stock: r.stock }));
 }
 
+/** The feed's rows (the feed's SQL) for some products of the team, in uuid order: deleted and other teams' products left out. */
+export async function feedRowsOf(db: Db, teamCode: string, productUuids: readonly string[]): Promise<StockLevelRow[]> {
+  if (productUuids.length === 0) return [];
+  const rows = await db.$queryRawUnsafe<{ product_uuid: string; sku: string | null; stock: number }[]>(
+    `SELECT p.uuid::text AS product_uuid, p.sku, ${STOCK_FIGURE_SQL} AS stock
+       FROM (SELECT ARRAY(SELECT id FROM stock.warehouse WHERE team_code = $1 AND enabled) AS ids) e,
+            stock.product p
+      WHERE p.team_code = $1 AND NOT p.deleted AND p.uuid = ANY($2::uuid[])
+      ORDER BY p.uuid`,
+    teamCode,
+    [...productUuids],
+  );
+  return rows.map((r) => ({ productUuid: r.product_uuid, sku: r.sku, stock: r.stock }));
+}
+
 /**
  * The S1 figure of each product (null when deleted), computed by STOCK_FIGURE_SQL like the feed,
  * with each product's own team's enabled warehouses. For the before/after snapshots of changes

@@ -3,7 +3,7 @@ import type { Identity } from '@pf/platform/identity';
 import type { StockDeps } from './deps';
 import { consumeHolds, holdStock, orderHolds, releaseHolds, type HoldStockInput } from './holds';
 import { applyCatalogProductEvent } from './product-read-model';
-import { adjustStock, productStocks, setStock, stockAdjustments, stockLevels, warehouseStockOf, type AdjustStockInput, type ProductStock, type SetStockInput } from './stock';
+import { adjustStock, productStocks, setStock, stockAdjustments, stockLevels, stockLevelsOf, warehouseStockOf, type AdjustStockInput, type ProductStock, type SetStockInput } from './stock';
 import { createWarehouse, getWarehouse, listWarehouses, updateWarehouse, type CreateWarehouseInput, type UpdateWarehouseInput } from './warehouses';
 
 export type { StockDeps } from './deps';
@@ -41,6 +41,9 @@ export class StockUseCases {
   }
   stockLevels(identity: Identity, args: { teamCode?: string | null; after?: string | null; first?: number | null }) {
     return stockLevels(this.deps, identity, args);
+  }
+  stockLevelsOf(identity: Identity, teamCode: string, productUuids: readonly string[]) {
+    return stockLevelsOf(this.deps, identity, teamCode, productUuids);
   }
   stockAdjustments(identity: Identity, productUuid: string, first?: number | null) {
     return stockAdjustments(this.deps, identity, productUuid, first);

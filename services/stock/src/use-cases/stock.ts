@@ -6,7 +6,7 @@ import type { ProductFacts, StockAdjustment, StockLevelRow, WarehouseStock } fro
 import { stockFigure } from '../domain/stock-figure';
 import { deltaViolations, isUuid, quantityViolations, reasonViolations, uuidViolations } from '../domain/validation';
 import { findProducts, lockProducts } from '../repositories/product-repository';
-import { feedPage as readFeedPage, findLevel, insertAdjustment, levelsOf, listAdjustments, saveOnHand } from '../repositories/stock-repository';
+import { feedPage as readFeedPage, feedRowsOf, findLevel, insertAdjustment, levelsOf, listAdjustments, saveOnHand } from '../repositories/stock-repository';
 import { findWarehouse } from '../repositories/warehouse-repository';
 import { actorOf, changeWithEvents, figuresOf, nowOf, stockLevelEvents, type StockDeps } from './deps';
 import { warehouseNotFound } from './warehouses';
@@ -153,6 +153,18 @@ export async function stockLevels(
   if (rows.length <= page.size) return { items: rows, nextCursor: null };
   rows.length = page.size;
   return { items: rows, nextCursor: rows[rows.length - 1]!.productUuid };
+}
+
+/**
+ * The feed's rows for the given products of the team (`stockLevelsOf`, for the webhooks service's
+ * stock-level-updated at sending time): the same figures and SKUs as `GET /stock-levels`.
+ * Uuids that are malformed, deleted or another team's are left out. At most 5000.
+ */
+export async function stockLevelsOf(deps: StockDeps, identity: Identity, teamCode: string, productUuids: readonly string[]): Promise<StockLevelRow[]> {
+  if (productUuids.length > 5000) throw Problem.validation([{ property: 'productUuids', message: 'At most 5000 product uuids.' }]);
+  const team = teamForFigures(identity, teamCode);
+  if (!team) return [];
+  return feedRowsOf(deps.prisma, team, [...new Set(productUuids.filter(isUuid).map((u) => u.toLowerCase()))]);
 }
 
 /** The product's latest on-hand changes, newest first (back-office). */
