@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import express from 'express';
 import { InMemoryEventBus } from '@pf/platform/bus/memory';
-import { ProductCreated, type ProductState } from '@pf/platform/events/catalog';
+import { ProductCreated, ProductUpdated, type ProductState } from '@pf/platform/events/catalog';
 import { closeServer, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type Identity } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
@@ -136,6 +136,11 @@ describe('stock-level-updated batching', () => {
     expect(windows.rows).toEqual([{ status: 'open', products: 20 }]);
     expect(receiver.of('stock-level-updated')).toHaveLength(0);
 
+    // One of them is deleted before the window closes: GET /stock-levels no longer lists it.
+    const gone = products[19]!;
+    await bus.publish([{ topic: ProductUpdated.topic, event: ProductUpdated.create(gone.productUuid, { ...gone, deleted: true, version: 2 }) }]);
+    await eventually(async () => ((await h.sql.query('SELECT deleted FROM stock.product WHERE uuid = $1', [gone.productUuid])).rows[0]?.deleted ? true : undefined));
+
     const arrived = await eventually(() => (receiver.of('stock-level-updated').length >= 2 ? receiver.of('stock-level-updated') : undefined), (WINDOW_SECONDS + 10) * 1000);
     // The feed as GET /stock-levels reads it, at sending time (nothing changed since).
     const feed = await stockGraphql<{ stockLevels: { items: { productUuid: string; sku: string | null; stock: number }[] } }>(
@@ -143,7 +148,7 @@ describe('stock-level-updated batching', () => {
       { t: team },
     );
     const expected = new Map(feed.stockLevels.items.map((i) => [i.productUuid, i]));
-    expect(expected.size).toBe(20);
+    expect(expected.size).toBe(19);
     expect(expected.get(products[1]!.productUuid)!.stock).toBeGreaterThanOrEqual(10_000); // print on demand
 
     await new Promise((r) => setTimeout(r, 1000));
@@ -153,9 +158,10 @@ describe('stock-level-updated batching', () => {
       expect(r.verifiedWith).toBe(r.json.channelCode);
       expect(r.path).toBe('/stock/stock-level-updated');
       expect(Object.keys(r.json)).toEqual(['notificationType', 'tenantCode', 'channelCode', 'changedAt', 'products', 'message']);
-      expect(r.json).toMatchObject({ tenantCode: team, message: 'Stock levels of 20 products have changed' });
+      expect(r.json).toMatchObject({ tenantCode: team, message: 'Stock levels of 19 products have changed' });
       const listed = r.json.products as { sku: string | null; productUuid: string; stock: number }[];
-      expect(listed).toHaveLength(20);
+      expect(listed).toHaveLength(19);
+      expect(listed.some((p) => p.productUuid === gone.productUuid)).toBe(false);
       for (const p of listed) {
         expect(p).toEqual({ sku: expected.get(p.productUuid)!.sku, productUuid: p.productUuid, stock: expected.get(p.productUuid)!.stock });
       }

@@ -18,8 +18,9 @@ export interface StockFigures {
 
 /**
  * Reads current figures from the stock subgraph, called directly (not through the gateway) with a
- * short-lived service JWT, in one request per window: the stock subgraph's Product entities,
- * whose `stock` is the very figure `GET /stock-levels` reports.
+ * short-lived service JWT: `stockLevelsOf` (inaccessible in the supergraph) answers the rows of
+ * the stock-levels feed for a list of products, the very figures and SKUs `GET /stock-levels`
+ * lists; a deleted product (or one of another team) is not in it.
  */
 export class StockSubgraphFigures implements StockFigures {
   private readonly client: Got;
@@ -36,15 +37,13 @@ export class StockSubgraphFigures implements StockFigures {
 
   async figuresOf(teamCode: string, productUuids: readonly string[]): Promise<Map<string, StockFigure>> {
     const figures = new Map<string, StockFigure>();
-    for (let i = 0; i < productUuids.length; i += 500) {
-      const chunk = productUuids.slice(i, i + 500);
-      const representations = chunk.map((uuid) => ({ __typename: 'Product', uuid }));
-      const body = await this.query<{ _entities: ({ uuid: string; stock: number } | null)[] }>(
-        'query StockFigures($r: [_Any!]!) { _entities(representations: $r) { ... on Product { uuid stock } } }',
-        { r: representations },
+    for (let i = 0; i < productUuids.length; i += 5000) {
+      const body = await this.query<{ stockLevelsOf: { productUuid: string; sku: string | null; stock: number }[] }>(
+        'query StockFigures($t: ID!, $p: [ID!]!) { stockLevelsOf(teamCode: $t, productUuids: $p) { productUuid sku stock } }',
+        { t: teamCode, p: productUuids.slice(i, i + 5000) },
         teamCode,
       );
-      for (const entity of body._entities) if (entity) figures.set(entity.uuid.toLowerCase(), { stock: entity.stock });
+      for (const row of body.stockLevelsOf) figures.set(row.productUuid.toLowerCase(), { stock: row.stock, sku: row.sku });
     }
     return figures;
   }
