@@ -69,7 +69,10 @@ export interface OrdersSystem {
   pool: pg.Pool;
   urls: { accounts: string; catalog: string; stock: string; orders: string };
   orders: OrdersInstance;
-  /** Another orders process on the same database (a replica, or one with other settings). */
+  /**
+   * Another orders process on the same database (a replica, or one with other settings). With the
+   * in-memory bus it has a bus of its own: its relay's events do not reach this system's bus.
+   */
   startOrders(env?: Record<string, string>, opts?: { start?: boolean }): Promise<OrdersInstance>;
   gql<D = Record<string, any>>(url: string, identity: Identity | null, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<D>>;
   /** A call to the orders subgraph that must succeed; returns data. */
@@ -100,8 +103,17 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
     : new InMemoryEventBus(logger, 50);
   const stops: (() => Promise<void>)[] = [];
 
-  async function serve(def: ServiceDefinition, env: Record<string, string>, start = true): Promise<OrdersInstance> {
-    const instance = await def.create({ databaseUrl: db.url, bus, jwt: jwtOptions, logger: logger.child({ service: def.name }), env: { ...SERVICE_ENV, ...env } });
+  async function serve(def: ServiceDefinition, env: Record<string, string>, start = true, ownBus = false): Promise<OrdersInstance> {
+    // The in-memory bus is one process's bus: a replica started beside the first gets its own
+    // (the read models it needs are in the shared database already).
+    const replicaBus = ownBus ? new InMemoryEventBus(logger, 50) : undefined;
+    const instance = await def.create({
+      databaseUrl: db.url,
+      bus: replicaBus ?? bus,
+      jwt: jwtOptions,
+      logger: logger.child({ service: def.name }),
+      env: { ...SERVICE_ENV, ...env },
+    });
     if (start) await instance.start();
     const app = express();
     app.use(instance.app);
@@ -113,6 +125,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
       stopped = true;
       await closeServer(server);
       await instance.stop();
+      await replicaBus?.close();
     };
     stops.push(stop);
     return { instance, url: `http://127.0.0.1:${port}/graphql`, stop };
@@ -146,7 +159,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
     pool,
     urls,
     orders,
-    startOrders: (env = {}, o = {}) => serve(ordersService, ordersEnv(env), o.start ?? true),
+    startOrders: (env = {}, o = {}) => serve(ordersService, ordersEnv(env), o.start ?? true, !opts.kafka),
     gql,
     async ok<D>(identity: Identity, query: string, variables?: Record<string, unknown>, url = urls.orders) {
       const res = await gql<D>(url, identity, query, variables);

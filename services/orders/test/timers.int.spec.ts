@@ -1,0 +1,141 @@
+import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import {
+  CANCEL_ORDER,
+  CONFIRM_ORDER,
+  CREATE_ORDER,
+  createTeam,
+  holdsOf,
+  ORDER,
+  orderInput,
+  startSystem,
+  type OrdersInstance,
+  type OrdersSystem,
+  type TeamFixture,
+} from './harness';
+
+/**
+ * Durable timers (principle 3). The orders process serving the API here polls its timers only
+ * once, at start; each test starts the worker replicas it needs, so it decides who runs them.
+ */
+describe('durable timers: countdowns and schedules', () => {
+  let s: OrdersSystem;
+  let t: TeamFixture;
+  const workers: OrdersInstance[] = [];
+
+  beforeAll(async () => {
+    s = await startSystem({ ordersEnv: { ORDER_COUNTDOWN_SECONDS: '1', ORDERS_TIMER_POLL_MS: '600000' } });
+    t = await createTeam(s, undefined, { stock: { 'SKU-A': { leeds: 1000 }, 'SKU-C': { berlin: 1000 } } });
+  }, 60_000);
+  afterEach(async () => {
+    for (const w of workers.splice(0)) await w.stop();
+  });
+  afterAll(async () => s?.close(), 30_000);
+
+  const worker = async (env: Record<string, string> = {}) => {
+    const w = await s.startOrders({ ORDER_COUNTDOWN_SECONDS: '1', ORDERS_TIMER_POLL_MS: '50', ORDERS_TIMER_LEASE_MS: '2000', ...env });
+    workers.push(w);
+    return w;
+  };
+  const number = () => `o-${uniqueSuffix()}`;
+  const confirmed = async (extra: Record<string, unknown> = {}) => {
+    const o = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 2], ['SKU-C', 1]], extra) })).createOrder;
+    return (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: o.uuid })).confirmOrder;
+  };
+  const read = async (uuid: string) => (await s.ok<any>(t.backOffice, ORDER, { uuid })).order;
+  const history = async (uuid: string) =>
+    (await s.pool.query('SELECT from_status, to_status, at, actor, trigger FROM orders.order_status_change WHERE order_uuid = $1 ORDER BY id', [uuid])).rows;
+  const processed = (uuid: string) => eventually(async () => ((await read(uuid)).status === 'processing' ? read(uuid) : undefined), 20_000);
+
+  it('a queued order goes to processing when its countdown ends: fulfilments sent, holds consumed', async () => {
+    await worker();
+    const o = await confirmed();
+    expect(o.status).toBe('queued');
+    const seq = await s.lastSeq();
+    const p = await processed(o.uuid);
+    expect(p.fulfilments.map((f: any) => f.status)).toEqual(['processing', 'processing']);
+    expect(p.confirmedAt).toBe(o.confirmedAt);
+    expect(p.stockHeld).toBe(false);
+    expect(await holdsOf(s, o.uuid)).toEqual([]);
+    expect((await holdsOf(s, o.uuid, 'consumed')).length).toBe(2);
+    const moved = (await history(o.uuid)).at(-1);
+    expect(moved).toMatchObject({ from_status: 'queued', to_status: 'processing', actor: 'timer', trigger: 'countdown-ended' });
+    expect(moved.at.getTime()).toBeGreaterThanOrEqual(Date.parse(o.fulfillableFrom));
+    const events = await eventually(async () => {
+      const rows = await s.outboxAfter(seq);
+      return rows.length >= 3 ? rows : undefined;
+    });
+    expect(events.map((e) => e.envelope.type).sort()).toEqual(['fulfilment.status-changed', 'fulfilment.status-changed', 'order.status-changed']);
+    const { rows } = await s.pool.query('SELECT count(*)::int AS n FROM orders.order_timer WHERE order_uuid = $1', [o.uuid]);
+    expect(rows[0].n).toBe(0);
+  }, 30_000);
+
+  it('a scheduled order goes to processing at scheduledAt', async () => {
+    await worker();
+    const at = new Date(Date.now() + 1500);
+    const o = await confirmed({ scheduledAt: at.toISOString() });
+    expect(o).toMatchObject({ status: 'scheduled', fulfillableFrom: at.toISOString() });
+    await processed(o.uuid);
+    const moved = (await history(o.uuid)).at(-1);
+    expect(moved).toMatchObject({ from_status: 'scheduled', to_status: 'processing', trigger: 'schedule-due' });
+    expect(moved.at.getTime()).toBeGreaterThanOrEqual(at.getTime());
+  }, 30_000);
+
+  it('survives a restart: a timer due while no process ran, and one claimed by a process that died, are both carried out', async () => {
+    const waiting = await confirmed();
+    const claimed = await confirmed();
+    // A worker that claimed this one and died: its lease runs out in 1 s.
+    await s.pool.query(`UPDATE orders.order_timer SET claimed_by = 'dead-replica', claimed_until = now() + interval '1 second' WHERE order_uuid = $1`, [claimed.uuid]);
+    await eventually(async () => {
+      const { rows } = await s.pool.query('SELECT bool_and(due_at < now()) AS due FROM orders.order_timer WHERE order_uuid = ANY($1)', [[waiting.uuid, claimed.uuid]]);
+      return rows[0].due ? true : undefined;
+    });
+    expect((await read(waiting.uuid)).status).toBe('queued');
+    // The restarted process.
+    await worker();
+    await processed(waiting.uuid);
+    await processed(claimed.uuid);
+  }, 30_000);
+
+  it('two replicas running side by side move each order exactly once', async () => {
+    await worker();
+    await worker();
+    const orders = [];
+    for (let i = 0; i < 12; i++) orders.push(await confirmed());
+    for (const o of orders) await processed(o.uuid);
+    const uuids = orders.map((o) => o.uuid);
+    const moves = await s.pool.query(
+      `SELECT order_uuid, count(*)::int AS n FROM orders.order_status_change WHERE order_uuid = ANY($1) AND to_status = 'processing' GROUP BY 1`,
+      [uuids],
+    );
+    expect(moves.rows.map((r) => r.n)).toEqual(uuids.map(() => 1));
+    const events = await s.pool.query(
+      `SELECT count(*)::int AS n FROM orders.outbox_event WHERE event_key = ANY($1) AND envelope->>'type' = 'order.status-changed' AND envelope->'payload'->>'currentStatus' = 'processing'`,
+      [uuids],
+    );
+    expect(events.rows[0].n).toBe(12);
+    const consumed = await s.pool.query(`SELECT count(*)::int AS n FROM stock.stock_adjustment WHERE kind = 'consume' AND reason LIKE ANY($1)`, [uuids.map((u) => `Order ${u} %`)]);
+    expect(consumed.rows[0].n).toBe(24);
+  }, 60_000);
+
+  it('an order cancelled before its countdown ends never moves', async () => {
+    const o = await confirmed();
+    await s.ok(t.shop, CANCEL_ORDER, { uuid: o.uuid });
+    const { rows } = await s.pool.query('SELECT count(*)::int AS n FROM orders.order_timer WHERE order_uuid = $1', [o.uuid]);
+    expect(rows[0].n).toBe(0);
+    await worker();
+    const marker = await confirmed();
+    await processed(marker.uuid);
+    expect((await read(o.uuid)).status).toBe('cancelled');
+  }, 30_000);
+
+  it('a move that keeps failing is retried, then the order goes to error', async () => {
+    const o = await confirmed();
+    await worker({ STOCK_URL: 'http://127.0.0.1:9/graphql', STOCK_TIMEOUT_MS: '500', ORDERS_TIMER_MAX_ATTEMPTS: '3', ORDERS_TIMER_LEASE_MS: '300' });
+    const e = await eventually(async () => ((await read(o.uuid)).status === 'error' ? read(o.uuid) : undefined), 20_000);
+    expect(e.confirmedAt).toBe(o.confirmedAt);
+    const last = (await history(o.uuid)).at(-1);
+    expect(last).toMatchObject({ from_status: 'queued', to_status: 'error', trigger: 'processing-failed', actor: 'timer' });
+    const { rows } = await s.pool.query('SELECT count(*)::int AS n FROM orders.order_timer WHERE order_uuid = $1', [o.uuid]);
+    expect(rows[0].n).toBe(0);
+  }, 30_000);
+});
