@@ -261,6 +261,27 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     for (const p of policies) if (Object.keys(p.spec.podSelector ?? {}).length === 0) expect(p.spec.egress ?? []).toEqual([]);
   });
 
+  test('Postgres connections: each service\'s HPA maximum times its pools fits its role\'s limit, and all limits fit the server', () => {
+    // Per replica: the service's own pools (its *_POOL_MAX settings) plus the platform's (the
+    // outbox relay's pool of 4 and the LISTEN connections).
+    const PLATFORM_CONNECTIONS = 6;
+    const cluster = ofKind(objects, 'Cluster')[0]!;
+    const roles = cluster.spec.managed.roles as { name: string; connectionLimit: number }[];
+    const problems: string[] = [];
+    for (const role of roles) {
+      const svc = SERVICES.find((s) => s === role.name)!;
+      const env = containerEnv(objects, mainContainer(deployment(svc)));
+      const shape = CONFIG_SHAPES[svc]!;
+      const perReplica = Object.keys(shape).filter((k) => k.endsWith('_POOL_MAX')).reduce((n, k) => n + Number(effectiveValue(env, shape, k)), PLATFORM_CONNECTIONS);
+      const max = named(objects, 'HorizontalPodAutoscaler', svc).spec.maxReplicas;
+      if (!(role.connectionLimit > 0 && max * perReplica <= role.connectionLimit)) problems.push(`${svc}: ${max} replicas x ${perReplica} connections > connectionLimit ${role.connectionLimit}`);
+    }
+    const total = roles.reduce((n, r) => n + r.connectionLimit, 0);
+    const maxConnections = Number(cluster.spec.postgresql.parameters.max_connections);
+    if (total + 20 > maxConnections) problems.push(`roles may open ${total} connections; max_connections ${maxConnections} leaves too little room`);
+    expect(problems).toEqual([]);
+  });
+
   if (overlay === 'prod') {
     test('prod: at least 2 replicas of every service, spread by anti-affinity, released (not dev) images', () => {
       for (const svc of SERVICES) {
