@@ -1,0 +1,55 @@
+import type { EventEnvelope } from '@pf/platform/events/envelope';
+import { TOPICS } from '@pf/platform/events/topics';
+import { eventually } from '@pf/platform/testing/infra';
+import { AMEND_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, orderInput, PROCESS_NOW, PROGRESS, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+
+/**
+ * The production wiring of events: every service on a real Kafka broker. The orders read models
+ * fill from accounts' and catalog's topics; the orders outbox relay publishes one event per change,
+ * keyed by the order uuid, in order.
+ */
+describe('orders events over Kafka', () => {
+  let s: OrdersSystem;
+  let t: TeamFixture;
+  const received: EventEnvelope<any>[] = [];
+
+  beforeAll(async () => {
+    s = await startSystem({ kafka: true });
+    // Read models fed over Kafka: createTeam waits for them.
+    t = await createTeam(s, undefined, { stock: { 'SKU-A': { leeds: 50 }, 'SKU-C': { berlin: 50 } } });
+    await s.bus.subscribe({ groupId: 'orders-events-test', topics: [TOPICS.orders], handler: async (event) => void received.push(event as EventEnvelope<any>) });
+  }, 120_000);
+  afterAll(async () => s?.close(), 60_000);
+
+  it('one event per change, keyed by order uuid, in order; the amendment sends only order.revised', async () => {
+    const o = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput('k-1', [['SKU-A', 1], ['SKU-C', 1]]) })).createOrder;
+    await s.ok(t.shop, CONFIRM_ORDER, { uuid: o.uuid });
+    await s.ok(t.shop, AMEND_ORDER, { uuid: o.uuid, input: { orderLines: [{ lineNumber: 1, product: { sku: 'SKU-A' }, quantity: 3 }, { lineNumber: 2, product: { sku: 'SKU-C' }, quantity: 1 }] } });
+    const p = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: o.uuid })).processOrderNow;
+    const leeds = p.fulfilments.find((f: any) => f.supplierLocation.code === 'leeds');
+    await s.ok(t.backOffice, PROGRESS, {
+      fulfilmentUuid: leeds.uuid,
+      input: { status: 'dispatched', trackingDetails: [{ carrier: 'DPD', trackingNumber: 'D1', trackingUrl: 'https://dpd.example/D1', methodCode: 'std', methodName: 'Standard' }] },
+    });
+    const mine = () => received.filter((e) => e.payload.order.orderUuid === o.uuid);
+    await eventually(() => (mine().length >= 8 ? true : undefined), 30_000);
+    const events = mine();
+    expect(events.every((e) => e.aggregateId === o.uuid && e.aggregateType === 'order')).toBe(true);
+    expect(events.map((e) => e.type)).toEqual([
+      'order.created',
+      'order.status-changed',
+      'order.revised',
+      'fulfilment.status-changed',
+      'fulfilment.status-changed',
+      'order.status-changed',
+      'fulfilment.status-changed',
+      'fulfilment.tracking-created',
+    ]);
+    expect(events[0]!.payload.order).toMatchObject({ origin: 'api', channelId: `${t.teamCode}-shop`, channelCode: 'shop', teamCode: t.teamCode, orderNumber: 'k-1', confirmedAt: null });
+    expect(events[1]!.payload).toMatchObject({ originalStatus: 'draft', currentStatus: 'queued' });
+    expect(events[1]!.payload.order.confirmedAt).not.toBeNull();
+    expect(events[5]!.payload).toMatchObject({ originalStatus: 'queued', currentStatus: 'processing' });
+    expect(events[6]!.payload).toMatchObject({ fulfilmentUuid: leeds.uuid, originalStatus: 'processing', currentStatus: 'dispatched', skus: ['SKU-A'] });
+    expect(events[7]!.payload.trackingDetails).toEqual([{ carrier: 'DPD', trackingNumber: 'D1', trackingUrl: 'https://dpd.example/D1', methodCode: 'std', methodName: 'Standard' }]);
+  }, 60_000);
+});

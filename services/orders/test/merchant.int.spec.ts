@@ -1,0 +1,202 @@
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { composeServices } from '@apollo/composition';
+import express from 'express';
+import { parse, Source, type DocumentNode } from 'graphql';
+import { ProductUpdated } from '@pf/platform/events/catalog';
+import { TOPICS } from '@pf/platform/events/topics';
+import { closeServer, listen } from '@pf/platform/http/lifecycle';
+import { signIdentity } from '@pf/platform/identity';
+import { createLogger } from '@pf/platform/logging';
+import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import { createGateway, type Gateway } from '../../../gateway/src/gateway';
+import { readSubgraphList } from '../../../gateway/src/subgraphs';
+import { createPrismaClient } from '../src';
+import { backfillConfirmedAt } from '../src/use-cases/backfill-confirmed-at';
+import { CONFIRM_ORDER, createTeam, ENTER_ORDER, IMPORT_ORDERS, jwtOptions, orderInput, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+
+const repositoryRoot = path.resolve(__dirname, '..', '..', '..');
+
+/** The supergraph composed now from the subgraphs' SDL files, as `npm run compose` writes it. */
+function composeSupergraph(): string {
+  const result = composeServices(
+    readSubgraphList().map((s) => ({
+      name: s.name,
+      url: s.url,
+      typeDefs: {
+        kind: 'Document',
+        definitions: s.sdl.flatMap((file) => parse(new Source(readFileSync(path.join(repositoryRoot, file), 'utf8'), file)).definitions),
+      } as DocumentNode,
+    })),
+  );
+  if (result.errors) throw new Error(result.errors.map((e) => e.message).join('\n'));
+  return result.supergraphSdl;
+}
+
+describe('merchant side: entered and imported orders, dashboards through the supergraph, read models, backfill', () => {
+  let s: OrdersSystem;
+  let t: TeamFixture;
+  let gateway: Gateway;
+  let gatewayServer: http.Server;
+  let gatewayUrl: string;
+
+  beforeAll(async () => {
+    s = await startSystem();
+    t = await createTeam(s);
+    gateway = await createGateway({
+      supergraphSdl: composeSupergraph(),
+      subgraphUrls: { accounts: s.urls.accounts, catalog: s.urls.catalog, stock: s.urls.stock, orders: s.urls.orders },
+      jwt: jwtOptions,
+      logger: createLogger('gateway-test', 'silent'),
+    });
+    const app = express();
+    app.use(gateway.app);
+    gatewayServer = http.createServer(app);
+    gatewayUrl = `http://127.0.0.1:${await listen(gatewayServer, 0, '127.0.0.1')}/graphql`;
+  }, 60_000);
+  afterAll(async () => {
+    if (gatewayServer) await closeServer(gatewayServer);
+    await gateway?.stop();
+    await s?.close();
+  }, 30_000);
+
+  it('enterOrder files the order under the Standard channel (origin merchant-app) and refuses unmatched SKUs', async () => {
+    const o = (await s.ok<any>(t.backOffice, ENTER_ORDER, { input: orderInput(`m-${uniqueSuffix()}`, [['SKU-A', 1]], { reserve: true }) })).enterOrder;
+    expect(o).toMatchObject({ origin: 'merchant-app', channelId: `${t.teamCode}-standard`, status: 'draft', stockHeld: true });
+    const bad = await s.gql<any>(s.urls.orders, t.backOffice, ENTER_ORDER, { input: orderInput('m-bad', [['SKU-A', 1], ['NOPE', 1]]) });
+    expect(bad.errors[0].extensions.problem.violations).toEqual([{ property: 'orderLines[1].product.sku', message: expect.any(String) }]);
+    const outbox = (await s.outboxAfter()).filter((e) => e.event_key === o.uuid);
+    expect(outbox.map((e) => [e.envelope.type, e.envelope.payload.order.origin])).toEqual([['order.created', 'merchant-app']]);
+  });
+
+  it('importOrders writes every order onto a channel of the team (origin import), or none, naming orders[i]', async () => {
+    const channelId = `${t.teamCode}-other`;
+    const ok = (await s.ok<any>(t.backOffice, IMPORT_ORDERS, { channelId, orders: [orderInput('i-1'), orderInput('i-2', [['SKU-B', 2], ['NOPE', 1]])] })).importOrders.orders;
+    expect(ok.map((o: any) => [o.origin, o.channelId, o.orderNumber, o.orderLines.length])).toEqual([
+      ['import', channelId, 'i-1', 1],
+      ['import', channelId, 'i-2', 1],
+    ]);
+    const bad = await s.gql<any>(s.urls.orders, t.backOffice, IMPORT_ORDERS, {
+      channelId,
+      orders: [orderInput('i-3'), { ...orderInput('i-4', [['x'.repeat(256), 1]]), strictSkus: true }],
+    });
+    expect(bad.errors[0].extensions.problem.violations.map((v: any) => v.property)).toEqual(['orders[1].orderLines[0].product.sku']);
+    const { rows } = await s.pool.query(`SELECT count(*)::int AS n FROM orders.orders WHERE order_number = 'i-3'`);
+    expect(rows[0].n).toBe(0);
+    const foreign = await s.gql<any>(s.urls.orders, t.backOffice, IMPORT_ORDERS, { channelId: 'someone-else', orders: [orderInput('i-5')] });
+    expect(foreign.errors[0].extensions.problem.violations[0].property).toBe('channelId');
+  });
+
+  it('dashboards query orders across channels with each line\'s product and stock through the supergraph', async () => {
+    const o = (await s.ok<any>(t.shop, `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { uuid } }`, { input: orderInput(`g-${uniqueSuffix()}`, [['SKU-C', 2]]) })).createOrder;
+    await s.ok(t.shop, CONFIRM_ORDER, { uuid: o.uuid });
+    const res = await fetch(gatewayUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${signIdentity(t.backOffice, jwtOptions)}` },
+      body: JSON.stringify({
+        query: `query ($uuid: ID!) { order(uuid: $uuid) { uuid status origin channelId
+          orderLines { lineNumber product { sku } catalogProduct { uuid sku name activeState stock } }
+          fulfilments { supplierLocation { code } status }
+          statusHistory { from to actor } } }`,
+        variables: { uuid: o.uuid },
+      }),
+    });
+    const body = (await res.json()) as any;
+    expect(body.errors).toBeUndefined();
+    expect(body.data.order).toMatchObject({
+      uuid: o.uuid,
+      status: 'queued',
+      origin: 'api',
+      orderLines: [{ lineNumber: 1, product: { sku: 'SKU-C' }, catalogProduct: { uuid: t.products['SKU-C'], sku: 'SKU-C', name: 'Product SKU-C', activeState: 'active', stock: 18 } }],
+      fulfilments: [{ supplierLocation: { code: 'berlin' }, status: 'draft' }],
+      statusHistory: [
+        { from: null, to: 'draft' },
+        { from: 'draft', to: 'queued' },
+      ],
+    });
+  });
+
+  it('read models: a replayed or older product event changes nothing', async () => {
+    const uuid = t.products['SKU-D']!;
+    const current = (await s.pool.query('SELECT sku, version FROM orders.product WHERE uuid = $1', [uuid])).rows[0];
+    const stale = ProductUpdated.create(uuid, {
+      productUuid: uuid,
+      teamCode: t.teamCode,
+      sku: 'OLD-SKU',
+      name: 'old',
+      activeState: 'active',
+      podEnabled: false,
+      podApproved: false,
+      deleted: false,
+      version: current.version,
+    });
+    const newer = ProductUpdated.create(uuid, { ...stale.payload, sku: 'SKU-D2', version: current.version + 1 });
+    await s.bus.publish([
+      { topic: TOPICS.products, event: stale },
+      { topic: TOPICS.products, event: newer },
+      { topic: TOPICS.products, event: stale },
+    ]);
+    await eventually(async () => {
+      const { rows } = await s.pool.query(`SELECT count(*)::int AS n FROM orders.inbox_event WHERE event_id = ANY($1)`, [[stale.id, newer.id]]);
+      return rows[0].n === 2 ? true : undefined;
+    });
+    // Redelivered: the inbox already has it.
+    await s.bus.publish([{ topic: TOPICS.products, event: newer }]);
+    const marker = ProductUpdated.create(uuid, { ...newer.payload, version: current.version + 2 });
+    await s.bus.publish([{ topic: TOPICS.products, event: marker }]);
+    await eventually(async () => ((await s.pool.query('SELECT version FROM orders.product WHERE uuid = $1', [uuid])).rows[0].version === current.version + 2 ? true : undefined));
+    expect((await s.pool.query('SELECT sku FROM orders.product WHERE uuid = $1', [uuid])).rows[0].sku).toBe('SKU-D2');
+  });
+
+  describe('confirmedAt backfill', () => {
+    async function legacyOrder(history: [string | null, string, string, string | null][], status: string, confirmedAt: string | null = null): Promise<string> {
+      const uuid = (await s.pool.query('SELECT gen_random_uuid()::text AS u')).rows[0].u as string;
+      await s.pool.query(
+        `INSERT INTO orders.orders (uuid, team_code, channel_id, origin, order_number, print_trail_order_number, status, fulfillable_from, confirmed_at, created_at, updated_at)
+         VALUES ($1, $2, $3, 'api', $4, $4, $5, '2026-09-01T00:00:00Z', $6, '2026-09-01T00:00:00Z', '2026-09-30T00:00:00Z')`,
+        [uuid, t.teamCode, `${t.teamCode}-shop`, `legacy-${uniqueSuffix()}`, status, confirmedAt],
+      );
+      for (const [from, to, at, trigger] of history) {
+        await s.pool.query(`INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger) VALUES ($1, $2, $3, $4, 'legacy', $5)`, [uuid, from, to, at, trigger]);
+      }
+      return uuid;
+    }
+    const confirmedAtOf = async (uuid: string) => (await s.pool.query('SELECT confirmed_at, updated_at, version FROM orders.orders WHERE uuid = $1', [uuid])).rows[0];
+
+    it('sets confirmedAt of orders confirmed before 19 October 2026 from their history; idempotent; the command runs from dist', async () => {
+      const queued = await legacyOrder([[null, 'draft', '2026-09-01T10:00:00Z', null], ['draft', 'queued', '2026-09-01T11:00:00Z', null], ['queued', 'processing', '2026-09-01T11:15:00Z', null]], 'processing');
+      const cancelled = await legacyOrder([[null, 'draft', '2026-09-02T10:00:00Z', null], ['draft', 'queued', '2026-09-02T11:00:00Z', null], ['queued', 'cancelled', '2026-09-03T11:00:00Z', null]], 'cancelled');
+      const neverConfirmed = await legacyOrder([[null, 'draft', '2026-09-02T10:00:00Z', null], ['draft', 'cancelled', '2026-09-03T10:00:00Z', null]], 'cancelled');
+      const rejected = await legacyOrder([[null, 'draft', '2026-09-02T10:00:00Z', null], ['draft', 'queued', '2026-09-02T11:00:00Z', null], ['queued', 'holding', '2026-09-02T12:00:00Z', 'reject-shipping-address']], 'holding');
+      const already = await legacyOrder([[null, 'draft', '2026-09-02T10:00:00Z', null], ['draft', 'queued', '2026-09-02T11:00:00Z', null]], 'queued', '2026-09-02T11:00:05Z');
+      const before = await confirmedAtOf(queued);
+
+      const prisma = createPrismaClient(s.db.url, 2);
+      try {
+        const first = await backfillConfirmedAt(prisma);
+        expect(first.backfilled).toBeGreaterThanOrEqual(2);
+        expect((await confirmedAtOf(queued)).confirmed_at.toISOString()).toBe('2026-09-01T11:00:00.000Z');
+        expect((await confirmedAtOf(cancelled)).confirmed_at.toISOString()).toBe('2026-09-02T11:00:00.000Z');
+        expect((await confirmedAtOf(neverConfirmed)).confirmed_at).toBeNull();
+        expect((await confirmedAtOf(rejected)).confirmed_at).toBeNull();
+        expect((await confirmedAtOf(already)).confirmed_at.toISOString()).toBe('2026-09-02T11:00:05.000Z');
+        // A data correction: updatedAt and version untouched.
+        expect((await confirmedAtOf(queued)).updated_at).toEqual(before.updated_at);
+        expect((await confirmedAtOf(queued)).version).toBe(before.version);
+        expect((await backfillConfirmedAt(prisma)).backfilled).toBe(0);
+      } finally {
+        await prisma.$disconnect();
+      }
+
+      const command = path.resolve(__dirname, '..', 'dist', 'backfill-confirmed-at.js');
+      expect(existsSync(command)).toBe(true); // built by `npm run build` / scripts/test.sh before the tests
+      const late = await legacyOrder([[null, 'draft', '2026-10-01T10:00:00Z', null], ['draft', 'scheduled', '2026-10-02T10:00:00Z', null]], 'scheduled');
+      const { stdout } = await promisify(execFile)(process.execPath, [command], { env: { ...process.env, DATABASE_URL: s.db.url, LOG_LEVEL: 'info' } });
+      expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ msg: 'confirmedAt backfill done', backfilled: 1 });
+      expect((await confirmedAtOf(late)).confirmed_at.toISOString()).toBe('2026-10-02T10:00:00.000Z');
+    }, 60_000);
+  });
+});
