@@ -20,7 +20,6 @@ import {
 
 // kubernetes-models is pinned in the root package.json (4.5.1: the Kubernetes 1.33 OpenAPI
 // schemas, precompiled). It checks types, enums, formats and required fields.
-/* eslint-disable @typescript-eslint/no-require-imports */
 function modelFor(apiVersion: string, kind: string): { validate(): void } | undefined {
   const [group, version] = apiVersion.includes('/') ? apiVersion.split('/') : ['', apiVersion];
   const modulePath = group ? `kubernetes-models/${group}/${version}/${kind}` : `kubernetes-models/${version}/${kind}`;

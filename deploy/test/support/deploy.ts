@@ -76,7 +76,8 @@ export interface K8sObject {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
-  spec?: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** Kind-specific; the checks read it structurally. */
+  spec?: any;
   data?: Record<string, string>;
   [key: string]: unknown;
 }
@@ -94,7 +95,9 @@ export function requireKubectl(): void {
     );
   }
   const info = JSON.parse(run.stdout) as { clientVersion?: { gitVersion?: string }; kustomizeVersion?: string };
-  const kustomize = info.kustomizeVersion ?? 'unknown';
+  // kubectl prints its kustomize version from 1.24 on; 1.21 to 1.23 embed kustomize v4 silently.
+  const minor = Number(/^v?1\.(\d+)/.exec(info.clientVersion?.gitVersion ?? '')?.[1] ?? 0);
+  const kustomize = info.kustomizeVersion ?? (minor >= 21 ? 'v4 (kubectl 1.21-1.23)' : 'v2 or older');
   const major = Number(/^v?(\d+)/.exec(kustomize)?.[1] ?? 0);
   if (major < 4) {
     throw new Error(
