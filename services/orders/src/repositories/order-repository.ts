@@ -175,6 +175,9 @@ export function isUuid(value: string): boolean {
  */
 export async function lockAndLoadOrder(tx: pg.PoolClient, uuid: string, opts: { nowait?: boolean } = {}): Promise<Order | null | 'locked'> {
   if (!isUuid(uuid)) return null;
+  // Two statements on purpose: a statement that waited for the row lock sees the locked row as
+  // committed by the other transaction, but every other table (lines, fulfilments) through the
+  // snapshot it took before waiting. The read after the lock takes a fresh snapshot.
   try {
     const { rowCount } = await tx.query(`SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE${opts.nowait ? ' NOWAIT' : ''}`, [uuid]);
     if (!rowCount) return null;
@@ -204,7 +207,7 @@ export async function lockOrderNumber(tx: pg.PoolClient, channelId: string, orde
   await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`orders:${channelId.length}:${channelId}:${orderNumber}`]);
 }
 
-/** The API order with this number on the channel, locked. */
+/** The API order with this number on the channel, locked (lock, then read: see lockAndLoadOrder). */
 export async function lockApiOrderByNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<Order | null> {
   const { rows } = await tx.query<{ uuid: string }>(
     `SELECT uuid::text AS uuid FROM orders.orders WHERE channel_id = $1 AND order_number = $2 AND origin = 'api' FOR UPDATE`,
@@ -260,8 +263,8 @@ function shipValues(d: ShippingDetails | null): (string | null)[] {
   ];
 }
 
-/** Inserts the order row and its lines in one statement. */
-export async function insertOrder(tx: Sql, o: Order): Promise<void> {
+/** Inserts the order row, its lines and its first status change in one statement. */
+export async function insertOrder(tx: Sql, o: Order, created: StatusChange): Promise<void> {
   const base = [
     o.uuid,
     o.teamCode,
@@ -289,11 +292,14 @@ export async function insertOrder(tx: Sql, o: Order): Promise<void> {
        INSERT INTO orders.orders (uuid, team_code, channel_id, origin, order_number, print_trail_order_number, status,
          fulfillable_status, fulfillable_from, scheduled_at, confirmed_at, stock_held, shipping_method_code,
          shipping_method_name, ${SHIP_COLUMNS.join(', ')}, created_at, updated_at, version)
-       VALUES (${placeholders}) RETURNING uuid)
+       VALUES (${placeholders}) RETURNING uuid),
+     h AS (
+       INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger, reason)
+       SELECT o.uuid, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}, $${n + 9}, $${n + 10} FROM o)
      INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
      SELECT o.uuid, l.line_number, l.sku, l.quantity, l.product_uuid
        FROM o, unnest($${n + 1}::int[], $${n + 2}::text[], $${n + 3}::int[], $${n + 4}::uuid[]) AS l(line_number, sku, quantity, product_uuid)`,
-    [...base, ...lineArrays(o.lines)],
+    [...base, ...lineArrays(o.lines), created.from, created.to, created.at, created.actor, created.trigger, created.reason],
   );
 }
 

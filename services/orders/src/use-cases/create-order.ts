@@ -9,7 +9,6 @@ import { matchSkus } from '../domain/sku-matching';
 import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
 import {
   insertOrder,
-  insertStatusChange,
   lockApiOrderByNumber,
   lockOrderNumber,
   printTrailNumberTaken,
@@ -18,7 +17,7 @@ import {
 import { findChannel, liveProductsBySku, standardChannelOf, teamActive } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
-import { applyMove, changeContext, holdLines, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
+import { applyMove, changeContext, holdLines, releaseHolds, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
 
 /** Imported in one call at most (all or none). */
 export const IMPORT_LIMIT = 100;
@@ -155,10 +154,8 @@ interface NewOrderSpec {
 async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Order> {
   const { deps, tx } = ctx;
   const now = ctx.now;
-  let printTrail = spec.wanted.printTrailOrderNumber;
-  if (printTrail !== null) {
-    if (await printTrailNumberTaken(tx, spec.teamCode, printTrail, null)) throw printTrailConflict(printTrail, spec.where);
-  } else printTrail = generatePrintTrailOrderNumber();
+  // A given printTrailOrderNumber is checked by the unique constraint on insert (one round trip less).
+  const printTrail = spec.wanted.printTrailOrderNumber ?? generatePrintTrailOrderNumber();
   const order: Order = {
     uuid: newUuidOf(deps),
     teamCode: spec.teamCode,
@@ -188,17 +185,12 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
     order.stockHeld = true;
   }
   try {
-    await tx.query('SAVEPOINT new_order');
-    await insertOrder(tx, order);
-    await tx.query('RELEASE SAVEPOINT new_order');
+    await insertOrder(tx, order, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null });
   } catch (err) {
-    if (uniqueViolation(err) === 'orders_team_code_print_trail_order_number_key') {
-      await tx.query('ROLLBACK TO SAVEPOINT new_order');
-      throw printTrailConflict(printTrail, spec.where);
-    }
+    // The transaction is lost either way; the conflict is the answer (compensations give holds back).
+    if (uniqueViolation(err) === 'orders_team_code_print_trail_order_number_key') throw printTrailConflict(printTrail, spec.where);
     throw err;
   }
-  await insertStatusChange(tx, order.uuid, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null });
   ctx.unit.events.push(orderEvents.created(order));
   return order;
 }
@@ -252,8 +244,7 @@ async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOr
     restoreHolds(ctx, existing);
     next.stockHeld = true;
   } else if (existing.stockHeld) {
-    await deps.stock.releaseHolds(existing.uuid);
-    restoreHolds(ctx, existing);
+    await releaseHolds(ctx, existing);
     next.stockHeld = false;
   }
   await replaceLines(tx, existing.uuid, lines);

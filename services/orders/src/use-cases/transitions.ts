@@ -88,7 +88,8 @@ export function restoreHolds(ctx: ChangeContext, before: Pick<Order, 'uuid' | 't
   });
 }
 
-async function releaseHolds(ctx: ChangeContext, order: Order): Promise<void> {
+/** Gives the order's placed holds back (compensated by holding them again). */
+export async function releaseHolds(ctx: ChangeContext, order: Order): Promise<void> {
   if (!order.stockHeld) return;
   try {
     await ctx.deps.stock.releaseHolds(order.uuid);
