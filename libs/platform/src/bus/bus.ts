@@ -6,13 +6,32 @@ export interface OutgoingEvent {
   event: EventEnvelope;
 }
 
-export type EventHandler = (event: EventEnvelope, meta: { topic: string; partition: number; offset: string }) => Promise<void>;
+/** Where an event was read from. */
+export interface EventMeta {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+export type EventHandler = (event: EventEnvelope, meta: EventMeta) => Promise<void>;
+
+/**
+ * Handles a run of consecutive events of one partition (in order), for consumers that apply many
+ * events in one transaction. They count as handled only when it resolves; when it throws, the
+ * whole run is retried.
+ */
+export type BatchEventHandler = (events: { event: EventEnvelope; meta: EventMeta }[]) => Promise<void>;
 
 export interface SubscribeOptions {
   /** Consumer group: every group sees every event once (modulo redelivery); members share partitions. */
   groupId: string;
   topics: string[];
-  handler: EventHandler;
+  /** One event at a time. Give exactly one of `handler` and `batchHandler`. */
+  handler?: EventHandler;
+  /** Runs of events (at most `maxBatchSize`), as many as are available. */
+  batchHandler?: BatchEventHandler;
+  /** Most events per `batchHandler` call. Default 100. */
+  maxBatchSize?: number;
   /** Start from the earliest retained event when the group has no committed offset. Default true. */
   fromBeginning?: boolean;
 }
@@ -24,7 +43,7 @@ export interface Subscription {
 /**
  * The event bus. Delivery is at least once: a handler may see an event again after a crash or a
  * relay retry, so handlers must be idempotent (inbox or natural keys). A handler that throws is
- * retried; the offset is committed only after it succeeds.
+ * retried; the offset is committed only after it succeeds (for a batch handler: after the batch).
  */
 export interface EventBus {
   /** Publishes in order; resolves only when the bus has durably accepted every event. */
@@ -32,4 +51,11 @@ export interface EventBus {
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Stops consumers and flushes the producer. */
   close(): Promise<void>;
+}
+
+/** Checks that a subscription names exactly one kind of handler. */
+export function assertOneHandler(options: SubscribeOptions): void {
+  if (Boolean(options.handler) === Boolean(options.batchHandler)) {
+    throw new Error(`Consumer group ${options.groupId}: give exactly one of handler and batchHandler`);
+  }
 }

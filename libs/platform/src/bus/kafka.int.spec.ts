@@ -182,6 +182,44 @@ describe('KafkaEventBus (real broker)', () => {
     expect(second).toEqual([1]);
   });
 
+  it('batchHandler: runs of consecutive events in order, at most maxBatchSize, a failing run retried whole, offsets committed only after success', async () => {
+    const bus = newBus();
+    await bus.publish(Array.from({ length: 25 }, (_, n) => teamEvent('batch', n)));
+    const runs: number[][] = [];
+    let failed = false;
+    const sub = await bus.subscribe({
+      groupId: 'batches',
+      topics: [TOPIC],
+      maxBatchSize: 10,
+      batchHandler: async (items) => {
+        const seqs = items.map((i) => seqOf(i.event));
+        expect(items.every((i) => i.meta.topic === TOPIC)).toBe(true);
+        if (!failed && seqs.includes(12)) {
+          failed = true;
+          throw new Error('database briefly unavailable');
+        }
+        runs.push(seqs);
+      },
+    });
+    await eventually(() => (runs.flat().length >= 25 ? true : undefined));
+    expect(failed).toBe(true);
+    expect(runs.flat()).toEqual(Array.from({ length: 25 }, (_, n) => n));
+    expect(runs.every((r) => r.length <= 10)).toBe(true);
+    await sub.stop();
+    // Everything was committed: the group's next member starts after the last event.
+    await bus.publish([teamEvent('batch', 25)]);
+    const after: number[] = [];
+    await bus.subscribe({ groupId: 'batches', topics: [TOPIC], batchHandler: async (items) => void after.push(...items.map((i) => seqOf(i.event))) });
+    await eventually(() => (after.length >= 1 ? true : undefined));
+    expect(after).toEqual([25]);
+  });
+
+  it('refuses a subscription with both or neither of handler and batchHandler', async () => {
+    const bus = newBus();
+    await expect(bus.subscribe({ groupId: 'none', topics: [TOPIC] })).rejects.toThrow(/exactly one/);
+    await expect(bus.subscribe({ groupId: 'both', topics: [TOPIC], handler: async () => undefined, batchHandler: async () => undefined })).rejects.toThrow(/exactly one/);
+  });
+
   it('logs and skips messages that are not valid events instead of retrying them forever', async () => {
     const bus = newBus();
     await bus.ensureTopics([TOPIC]);

@@ -2,6 +2,7 @@ import type { ConnectionOptions } from 'node:tls';
 import {
   Kafka,
   KafkaJSError,
+  type EachBatchPayload,
   logLevel,
   Partitioners,
   type Admin,
@@ -16,7 +17,7 @@ import {
 import { encodeEvent, decodeEvent } from '../events/registry';
 import type { EventEnvelope } from '../events/envelope';
 import type { Logger } from '../logging';
-import type { EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './bus';
+import { assertOneHandler, type EventBus, type EventMeta, type OutgoingEvent, type SubscribeOptions, type Subscription } from './bus';
 
 /** Partitions and replication of the topics the bus creates. Omitted: the broker's defaults. */
 export interface TopicSettings {
@@ -91,7 +92,8 @@ class SubscriptionStopping extends KafkaJSError {
  *   `event-schema-version`, `aggregate-type`. `publish` resolves once the broker acknowledged every
  *   event; events of one call keep their order per key. A failed publish discards the producer, so the
  *   next attempt starts a fresh idempotence session instead of tripping on stale sequence numbers.
- * - Consuming: one kafkajs consumer per subscription, messages handled one at a time per partition.
+ * - Consuming: one kafkajs consumer per subscription, messages handled one at a time per partition
+ *   (or, with a `batchHandler`, in runs of consecutive messages of a partition).
  *   An offset is committed only after the handler succeeded; a failing handler is retried with
  *   backoff (heartbeating meanwhile) until it succeeds or the subscription stops. A message that is
  *   not a valid event is logged and skipped, since retrying cannot fix it.
@@ -222,6 +224,7 @@ export class KafkaEventBus implements EventBus {
 
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (this.closed) throw new Error('Event bus is closed');
+    assertOneHandler(options);
     const topics = options.topics.map((t) => this.topicName(t));
     await this.ensurePhysicalTopics(topics);
     const s = this.consumerSettings;
@@ -261,10 +264,19 @@ export class KafkaEventBus implements EventBus {
         );
       });
       joined.catch(() => undefined); // observed below; guards against an unhandled rejection if run() throws first
-      await consumer.run({
-        autoCommit: true,
-        eachMessage: (payload) => this.deliver(sub, options, payload, log),
-      });
+      await consumer.run(
+        options.batchHandler
+          ? {
+              autoCommit: true,
+              // Offsets are resolved by deliverBatch, only after a run's handler succeeded.
+              eachBatchAutoResolve: false,
+              eachBatch: (payload) => this.deliverBatch(sub, options, payload, log),
+            }
+          : {
+              autoCommit: true,
+              eachMessage: (payload) => this.deliver(sub, options, payload, log),
+            },
+      );
       await joined;
     } catch (err) {
       this.subscriptions.delete(sub);
@@ -306,7 +318,7 @@ export class KafkaEventBus implements EventBus {
     for (let attempt = 1; ; attempt++) {
       if (sub.stopping) throw new SubscriptionStopping();
       try {
-        await options.handler(event, meta);
+        await options.handler!(event, meta);
         return;
       } catch (err) {
         const delay = Math.min(this.retryMaxMs, this.retryInitialMs * 2 ** Math.min(attempt - 1, 20));
@@ -314,6 +326,61 @@ export class KafkaEventBus implements EventBus {
         await this.backoff(sub, delay, heartbeat);
       }
     }
+  }
+
+  /**
+   * Hands a fetched batch to the batch handler in runs of at most `maxBatchSize` consecutive
+   * events, and resolves a run's offsets only after its handler succeeded (retrying it with
+   * backoff until then, like `deliver`). Messages that are not valid events are skipped.
+   */
+  private async deliverBatch(
+    sub: ActiveSubscription,
+    options: SubscribeOptions,
+    { batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload,
+    log: Logger,
+  ): Promise<void> {
+    const max = Math.max(1, options.maxBatchSize ?? 100);
+    const topic = this.logicalTopic(batch.topic);
+    let run: { event: EventEnvelope; meta: EventMeta }[] = [];
+    let lastOffset: string | undefined;
+    const flush = async () => {
+      if (lastOffset === undefined) return;
+      for (let attempt = 1; run.length > 0; attempt++) {
+        if (sub.stopping) throw new SubscriptionStopping();
+        try {
+          await options.batchHandler!(run);
+          break;
+        } catch (err) {
+          const delay = Math.min(this.retryMaxMs, this.retryInitialMs * 2 ** Math.min(attempt - 1, 20));
+          log.warn({ err, topic: batch.topic, partition: batch.partition, events: run.length, attempt, retryInMs: delay }, 'batch handler failed; retrying');
+          await this.backoff(sub, delay, heartbeat);
+        }
+      }
+      resolveOffset(lastOffset);
+      await heartbeat();
+      run = [];
+      lastOffset = undefined;
+    };
+    for (const message of batch.messages) {
+      // Stopping or rebalanced: leave the unhandled rest (and the run so far) unresolved for redelivery.
+      if (!isRunning() || isStale()) return;
+      lastOffset = message.offset;
+      if (!message.value) {
+        log.warn({ topic: batch.topic, partition: batch.partition, offset: message.offset }, 'skipping a message without a value');
+        continue;
+      }
+      try {
+        run.push({ event: decodeEvent(message.value), meta: { topic, partition: batch.partition, offset: message.offset } });
+      } catch (err) {
+        log.error(
+          { err, topic: batch.topic, partition: batch.partition, offset: message.offset, eventId: message.headers?.['event-id']?.toString() },
+          'skipping a message that is not a valid event',
+        );
+        continue;
+      }
+      if (run.length >= max) await flush();
+    }
+    await flush();
   }
 
   /** Waits `ms`, heartbeating so the group keeps this member, and returns early when stopping. */

@@ -47,6 +47,35 @@ describe('InMemoryEventBus', () => {
     expect(b).toEqual([0, 1, 2]);
   });
 
+  it('batchHandler: the events available, in publish order, in runs of at most maxBatchSize; a failing run is retried whole', async () => {
+    const runs: number[][] = [];
+    let failed = false;
+    await bus.publish(Array.from({ length: 7 }, (_, n) => teamEvent('t', n)));
+    await bus.subscribe({
+      groupId: 'batch',
+      topics: [TOPICS.teams],
+      maxBatchSize: 3,
+      batchHandler: async (items) => {
+        const seqs = items.map((i) => seqOf(i.event));
+        if (!failed && seqs.includes(4)) {
+          failed = true;
+          throw new Error('try again');
+        }
+        runs.push(seqs);
+      },
+    });
+    await until(() => runs.flat().length === 7);
+    expect(runs).toEqual([[0, 1, 2], [3, 4, 5], [6]]);
+    await bus.publish([teamEvent('t', 7)]);
+    await until(() => runs.flat().length === 8);
+    expect(runs[3]).toEqual([7]);
+  });
+
+  it('refuses a subscription with both or neither of handler and batchHandler', async () => {
+    await expect(bus.subscribe({ groupId: 'none', topics: [TOPICS.teams] })).rejects.toThrow(/exactly one/);
+    await expect(bus.subscribe({ groupId: 'both', topics: [TOPICS.teams], handler: async () => undefined, batchHandler: async () => undefined })).rejects.toThrow(/exactly one/);
+  });
+
   it('passes the topic, and only the subscribed topics', async () => {
     const seen: string[] = [];
     await bus.subscribe({ groupId: 'g', topics: [TOPICS.channels], handler: async (e, meta) => void seen.push(`${meta.topic}:${e.type}`) });

@@ -1,6 +1,6 @@
 import { decodeEvent, encodeEvent } from '../events/registry';
 import type { Logger } from '../logging';
-import type { EventBus, OutgoingEvent, SubscribeOptions, Subscription } from './bus';
+import { assertOneHandler, type EventBus, type OutgoingEvent, type SubscribeOptions, type Subscription } from './bus';
 
 interface Entry {
   /** Position across all topics: delivery follows publish order. */
@@ -13,6 +13,8 @@ interface Group {
   groupId: string;
   topics: string[];
   handler: SubscribeOptions['handler'];
+  batchHandler: SubscribeOptions['batchHandler'];
+  maxBatchSize: number;
   /** Next offset to deliver, per topic; kept after stop like a committed offset. */
   cursor: Map<string, number>;
   stopped: boolean;
@@ -56,6 +58,7 @@ export class InMemoryEventBus implements EventBus {
   async subscribe(options: SubscribeOptions): Promise<Subscription> {
     if (this.closed) throw new Error('Event bus is closed');
     if (this.groups.has(options.groupId)) throw new Error(`Consumer group ${options.groupId} already subscribed`);
+    assertOneHandler(options);
     const cursor = this.cursors.get(options.groupId) ?? new Map<string, number>();
     this.cursors.set(options.groupId, cursor);
     for (const topic of options.topics) {
@@ -65,6 +68,8 @@ export class InMemoryEventBus implements EventBus {
       groupId: options.groupId,
       topics: [...new Set(options.topics)],
       handler: options.handler,
+      batchHandler: options.batchHandler,
+      maxBatchSize: Math.max(1, options.maxBatchSize ?? 100),
       cursor,
       stopped: false,
     };
@@ -105,6 +110,28 @@ export class InMemoryEventBus implements EventBus {
         });
         continue;
       }
+      if (group.batchHandler) {
+        // A run of the events available now, in publish order; its cursors move only once the
+        // batch handler succeeded. Events that do not decode are skipped with the run.
+        const run = this.nextRun(group, group.maxBatchSize);
+        const items: Parameters<NonNullable<SubscribeOptions['batchHandler']>>[0] = [];
+        for (const r of run) {
+          try {
+            items.push({ event: decodeEvent(r.raw), meta: { topic: r.topic, partition: 0, offset: String(r.offset) } });
+          } catch (err) {
+            this.logger?.error({ err, group: group.groupId, topic: r.topic, offset: r.offset }, 'skipping a message that is not a valid event');
+          }
+        }
+        try {
+          if (items.length > 0) await group.batchHandler(items);
+          for (const r of run) group.cursor.set(r.topic, r.offset + 1);
+          failures = 0;
+        } catch (err) {
+          failures += 1;
+          await this.backoff(group, failures, { err, events: items.length });
+        }
+        continue;
+      }
       const { topic, offset, raw } = next;
       let event;
       try {
@@ -115,24 +142,47 @@ export class InMemoryEventBus implements EventBus {
         continue;
       }
       try {
-        await group.handler(event, { topic, partition: 0, offset: String(offset) });
+        await group.handler!(event, { topic, partition: 0, offset: String(offset) });
         group.cursor.set(topic, offset + 1);
         failures = 0;
       } catch (err) {
         failures += 1;
-        const delay = Math.min(Math.max(this.retryDelayMs, 30_000), this.retryDelayMs * 2 ** Math.min(failures - 1, 20));
-        this.logger?.warn({ err, group: group.groupId, topic, eventId: event.id, attempt: failures, retryInMs: delay }, 'handler failed; retrying');
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, delay);
-          function done() {
-            clearTimeout(timer);
-            group.interrupt = undefined;
-            resolve();
-          }
-          group.interrupt = done;
-        });
+        await this.backoff(group, failures, { err, topic, eventId: event.id });
       }
     }
+  }
+
+  /** Waits before retrying a failed handler (doubling, up to 30 s); only stop cuts it short. */
+  private async backoff(group: Group, failures: number, context: Record<string, unknown>): Promise<void> {
+    const delay = Math.min(Math.max(this.retryDelayMs, 30_000), this.retryDelayMs * 2 ** Math.min(failures - 1, 20));
+    this.logger?.warn({ ...context, group: group.groupId, attempt: failures, retryInMs: delay }, 'handler failed; retrying');
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, delay);
+      function done() {
+        clearTimeout(timer);
+        group.interrupt = undefined;
+        resolve();
+      }
+      group.interrupt = done;
+    });
+  }
+
+  /** Up to `max` of the group's oldest undelivered events, in publish order across its topics. */
+  private nextRun(group: Group, max: number): { topic: string; offset: number; raw: string }[] {
+    const cursor = new Map(group.cursor);
+    const run: { topic: string; offset: number; raw: string }[] = [];
+    while (run.length < max) {
+      let best: { topic: string; offset: number; entry: Entry } | undefined;
+      for (const topic of group.topics) {
+        const offset = cursor.get(topic) ?? 0;
+        const entry = this.log.get(topic)?.[offset];
+        if (entry && (!best || entry.seq < best.entry.seq)) best = { topic, offset, entry };
+      }
+      if (!best) break;
+      run.push({ topic: best.topic, offset: best.offset, raw: best.entry.raw });
+      cursor.set(best.topic, best.offset + 1);
+    }
+    return run;
   }
 
   /** The group's oldest undelivered event across its topics. */
