@@ -287,6 +287,26 @@ describe('webhook delivery to a real HTTPS receiver', () => {
     expect((await arrived(code, 8))[7]!.verifiedWith).toBe(code);
   }, 30_000);
 
+  it('a rotation made by another replica is seen by the next event: it is signed with the new secret', async () => {
+    const { channelId, code } = await channelWithUrl('replica-rotation');
+    const first = orderFacts(channelId);
+    await h.publish(OrderCreated, first.orderUuid, { order: first }); // this replica now has the registration cached
+    await arrived(code, 1);
+    const other = await WebhooksHarness.start({ db: h.db, resolver: h.dns, env: { WEBHOOK_ALLOW_PRIVATE_RANGES: '127.0.0.1/32', WEBHOOK_EXTRA_CA: cert.certPath } });
+    try {
+      const fresh = await other.rotate(channelId);
+      receiver.trust(`${code}-new`, fresh);
+    } finally {
+      await other.stopService();
+      await other.bus.close();
+    }
+    const second = orderFacts(channelId);
+    await h.publish(OrderCreated, second.orderUuid, { order: second });
+    const got = await arrived(code, 2);
+    expect(got[1]!.json.orderUuid).toBe(second.orderUuid);
+    expect(got[1]!.verifiedWith).toBe(`${code}-new`);
+  }, 30_000);
+
   it('deactivating a channel stops new webhooks; a retry queued before still goes', async () => {
     const { channelId, code } = await channelWithUrl('deactivated');
     receiver.answer({ status: 500 });

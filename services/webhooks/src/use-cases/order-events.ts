@@ -21,6 +21,7 @@ import {
   type OrderSnapshot,
 } from '../domain/notifications';
 import type { NewDelivery } from '../repositories/deliveries';
+import { inTransaction, type Tx } from '../repositories/db';
 import { writeOrderEvent } from '../repositories/order-events';
 import type { OrderViewRow } from '../repositories/read-models';
 import type { WebhooksDeps } from './deps';
@@ -111,16 +112,38 @@ export function notificationOf(event: EventEnvelope): { order: OrderFacts; notif
 }
 
 /**
- * An order or fulfilment event: the order read model takes the facts it carries, and an order
- * created through the API gets its webhook queued to the channel it was created on (if that
- * channel may get new webhooks), serialised and signed once, here. Inbox row, read model and
- * delivery are written by ONE statement (one round trip, one commit per event: the consumer
- * handles an event at a time, so this is what bounds its rate), so a redelivered event changes
- * nothing and queues nothing.
+ * A run of order and fulfilment events (the bus hands them over as they are available), applied
+ * in ONE transaction, one statement per event: the order read model takes the facts each carries,
+ * and an order created through the API gets its webhook queued to the channel it was created on
+ * (if that channel may get new webhooks), serialised and signed once, here. Inbox row, read model
+ * and delivery are written together, so a redelivered event changes nothing and queues nothing.
+ * One commit per run, not per event: the consumer sees one event stream, so the cost of a commit
+ * would otherwise bound its rate.
  */
+export async function applyOrderEvents(deps: WebhooksDeps, events: readonly EventEnvelope[]): Promise<Applied[]> {
+  let queued = false;
+  const outcomes = await inTransaction(deps.pool, async (tx) => {
+    const applied: Applied[] = [];
+    for (const event of events) {
+      const outcome = await applyOne(deps, tx, event);
+      if (outcome.queued) queued = true;
+      applied.push(outcome.applied);
+    }
+    return applied;
+  });
+  // Only now are the deliveries visible to the worker.
+  if (queued) deps.onQueued?.();
+  return outcomes;
+}
+
+/** One event (see applyOrderEvents). */
 export async function applyOrderEvent(deps: WebhooksDeps, event: EventEnvelope): Promise<Applied> {
+  return (await applyOrderEvents(deps, [event]))[0]!;
+}
+
+async function applyOne(deps: WebhooksDeps, tx: Tx, event: EventEnvelope): Promise<{ applied: Applied; queued: boolean }> {
   const effect = notificationOf(event);
-  if (!effect) return 'ignored';
+  if (!effect) return { applied: 'ignored', queued: false };
   const channelId = effect.notification ? webhookChannelOf(effect.order) : null;
   for (let round = 1; ; round++) {
     const endpoint = channelId ? await deps.endpoints.get(channelId) : null;
@@ -128,7 +151,7 @@ export async function applyOrderEvent(deps: WebhooksDeps, event: EventEnvelope):
       channelId && endpoint?.secret && effect.notification
         ? signedDelivery(channelId, effect.order.teamCode, endpoint.secretVersion!, endpoint.secret, effect.notification, event.id)
         : null;
-    const written = await writeOrderEvent(deps.pool, {
+    const written = await writeOrderEvent(tx, {
       consumer: CONSUMERS.orders,
       eventId: event.id,
       order: viewOf(effect.order),
@@ -136,11 +159,10 @@ export async function applyOrderEvent(deps: WebhooksDeps, event: EventEnvelope):
       delivery,
       signedWithVersion: endpoint?.secretVersion ?? null,
     });
-    if (written.deliveryId) deps.onQueued?.();
-    if (written.upToDate) return written.applied ? 'applied' : 'duplicate';
+    if (written.upToDate) return { applied: written.applied ? 'applied' : 'duplicate', queued: written.deliveryId !== null };
     // The registration changed since it was cached (rotated, registered): read it again, sign again.
     deps.endpoints.invalidate(channelId!);
-    if (round >= 5) throw new Error(`The webhook registration of ${channelId} keeps changing; the event is retried later`);
+    if (round >= 5) throw new Error(`The webhook registration of ${channelId} keeps changing; the events are retried later`);
   }
 }
 

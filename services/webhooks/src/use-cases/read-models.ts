@@ -42,19 +42,30 @@ export async function applyAccountsEvent(deps: WebhooksDeps, event: EventEnvelop
 }
 
 /**
- * A product's stock figure changed: it joins the team's open stock window (the first change opens
- * one). Its figure is read again when the window closes, so only which products changed is kept.
+ * Products' stock figures changed: each joins its team's open stock window (the first change
+ * opens one). A figure is read again when the window closes, so only which products changed is
+ * kept. A run of events is applied in one transaction (a warehouse disabled changes thousands).
  */
-export async function applyStockEvent(deps: WebhooksDeps, event: EventEnvelope): Promise<Applied> {
-  if (!StockLevelChanged.is(event)) return 'ignored';
-  const p = event.payload;
-  return once(deps, CONSUMERS.stock, event, (tx) =>
-    addStockChange(tx, {
-      teamCode: p.teamCode,
-      productUuid: p.productUuid.toLowerCase(),
-      sku: p.sku,
-      changedAt: new Date(p.changedAt),
-      windowSeconds: deps.stockWindowSeconds,
-    }),
-  );
+export async function applyStockEvents(deps: WebhooksDeps, events: readonly EventEnvelope[]): Promise<Applied[]> {
+  return inTransaction(deps.pool, async (tx) => {
+    const outcomes: Applied[] = [];
+    for (const event of events) {
+      if (!StockLevelChanged.is(event)) {
+        outcomes.push('ignored');
+        continue;
+      }
+      const p = event.payload;
+      const applied = await applyOnce<Tx>((fn) => fn(tx), WEBHOOKS_SCHEMA, CONSUMERS.stock, event, (t) =>
+        addStockChange(t, {
+          teamCode: p.teamCode,
+          productUuid: p.productUuid.toLowerCase(),
+          sku: p.sku,
+          changedAt: new Date(p.changedAt),
+          windowSeconds: deps.stockWindowSeconds,
+        }),
+      );
+      outcomes.push(applied ? 'applied' : 'duplicate');
+    }
+    return outcomes;
+  });
 }
