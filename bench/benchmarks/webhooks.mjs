@@ -156,11 +156,16 @@ export async function run(ctx) {
   const latency = { p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] };
   ctx.log(`  p50 ${ms(latency.p50)}, p99 ${ms(latency.p99)}, max ${ms(latency.max)} (${latencyStats.count} first attempts)`);
 
+  const stages = await latencyStages(db.url);
+  ctx.log(`  event -> queued p99 ${ms(stages.queuedP99)}, queued -> attempt started p99 ${ms(stages.startedP99)}`);
+
   const figures = {
     queueDeliveriesPerSecond: queueRate,
     plainGotRequestsPerSecond: plainRate,
     queueOverPlainRatio: ratio(queueRate, plainRate),
     eventToFirstAttemptMs: latency,
+    /** Where the time went (from the database): event to queued, queued to the first attempt starting. */
+    stagesP99Ms: stages,
     achievedEventsPerSecond: total / publishSeconds,
   };
   const judged = !options.quick && !options.profile;
@@ -182,6 +187,10 @@ export async function run(ctx) {
       formatTable(
         ['event -> first attempt', 'p50', 'p90', 'p99', 'max', 'events/s achieved'],
         [[`${total} events`, ms(latency.p50), ms(latency.p90), ms(latency.p99), ms(latency.max), num(figures.achievedEventsPerSecond)]],
+      ),
+      formatTable(
+        ['stage (p99)', 'event -> queued', 'queued -> attempt started'],
+        [['from the database', ms(stages.queuedP99), ms(stages.startedP99)]],
       ),
       formatTable(
         ['target', 'wanted', 'measured', 'met'],
@@ -257,6 +266,26 @@ async function queueDeliveries(databaseUrl, n, secret, count) {
     await client.end();
   }
   return bodies;
+}
+
+/** p99 of event -> queued (delivery.created_at) and queued -> first attempt started, for the latency phase's deliveries. */
+async function latencyStages(databaseUrl) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `WITH d AS (
+         SELECT d.created_at, (convert_from(d.body, 'UTF8')::json->>'updatedAt')::timestamptz AS event_at, a.started_at
+           FROM webhooks.delivery d JOIN webhooks.delivery_attempt a ON a.delivery_id = d.id AND a.attempt_number = 1
+          WHERE d.source_event_id IS NOT NULL)
+       SELECT percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM created_at - event_at)) * 1000 AS queued,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM started_at - created_at)) * 1000 AS started
+         FROM d`,
+    );
+    return { queuedP99: Number(rows[0].queued), startedP99: Number(rows[0].started) };
+  } finally {
+    await client.end();
+  }
 }
 
 async function countNotSucceeded(databaseUrl) {

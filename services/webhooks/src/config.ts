@@ -52,6 +52,9 @@ export const webhooksConfigShape = {
   /** How long a claimed delivery stays leased; it must outlast an attempt. Default: timeout x 2 + 30 s. */
   WEBHOOK_LEASE_SECONDS: z.coerce.number().min(1).max(3600).optional(),
 
+  /** Finished deliveries (and their attempts) stay in the delivery log this many days. */
+  WEBHOOK_RETENTION_DAYS: env.int(30, 1, 3650),
+
   /** Length of a stock batching window (spec: ten minutes). */
   WEBHOOK_STOCK_WINDOW_SECONDS: seconds(600),
   /** The stock subgraph, called directly with a service JWT for the figures at sending time. */

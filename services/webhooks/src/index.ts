@@ -96,6 +96,7 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
     claimBatch: config.WEBHOOK_CLAIM_BATCH,
     leaseSeconds: config.leaseSeconds,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+    retentionDays: config.WEBHOOK_RETENTION_DAYS,
     logger: logger.child({ component: 'webhook-delivery' }),
   });
   const figures =

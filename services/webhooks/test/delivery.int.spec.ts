@@ -9,6 +9,7 @@ import {
 } from '@pf/platform/events/orders';
 import type { Identity } from '@pf/platform/identity';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import { deleteFinishedBefore } from '../src/repositories/deliveries';
 import { orderFacts, v4, WebhooksHarness } from './support/harness';
 import { createTestCertificate, TestReceiver, type Received, type TestCertificate } from './support/receiver';
 
@@ -209,6 +210,22 @@ describe('webhook delivery to a real HTTPS receiver', () => {
     expect(twice.errors?.[0]?.extensions?.problem?.problemType).toMatch(/conflict/);
     const integration = await h.graphql({ kind: 'channel', teamCode: team, channelId }, 'mutation($d: ID!) { redeliverWebhook(deliveryId: $d) { id } }', { d: deliveryId });
     expect(integration.errors?.[0]?.extensions?.problem?.problemType).toBe('forbidden');
+  }, 30_000);
+
+  it('the delivery log keeps finished deliveries for the retention period; a redelivery outlives its original', async () => {
+    const { channelId, code } = await channelWithUrl('retention');
+    receiver.answer(...Array.from({ length: 5 }, () => ({ status: 500 })));
+    await h.publish(OrderCreated, randomUUID(), { order: orderFacts(channelId) });
+    const original = (await arrived(code, 5))[0]!.deliveryId;
+    await eventually(async () => ((await h.sql.query("SELECT 1 FROM delivery WHERE id = $1 AND status = 'failed'", [original])).rowCount ? true : undefined));
+    const backoffice: Identity = { kind: 'backoffice', teamCode: team, userId: 'merchant' };
+    const again = await h.graphql<{ redeliverWebhook: { id: string } }>(backoffice, 'mutation($d: ID!) { redeliverWebhook(deliveryId: $d) { id } }', { d: original });
+    const redelivery = again.data!.redeliverWebhook.id;
+    await eventually(async () => ((await h.sql.query("SELECT 1 FROM delivery WHERE id = $1 AND status = 'succeeded'", [redelivery])).rowCount ? true : undefined));
+    await h.sql.query("UPDATE delivery SET completed_at = now() - interval '31 days' WHERE id = $1", [original]);
+    expect(await deleteFinishedBefore(h.sql, 30)).toBe(1);
+    expect((await h.sql.query('SELECT count(*)::int AS n FROM delivery_attempt WHERE delivery_id = $1', [original])).rows[0].n).toBe(0);
+    expect((await h.sql.query('SELECT redelivery_of, status FROM delivery WHERE id = $1', [redelivery])).rows[0]).toEqual({ redelivery_of: null, status: 'succeeded' });
   }, 30_000);
 
   it('a receiver whose name starts resolving to a private address between attempts gets no further request', async () => {

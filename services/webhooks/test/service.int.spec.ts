@@ -42,7 +42,7 @@ describe('webhooks service', () => {
   it('owns Postgres schema webhooks, migrated with the platform tables, and migrating again changes nothing', async () => {
     expect(webhooksService.schema).toBe('webhooks');
     const again = await migrate({ connectionString: db.url, schema: 'webhooks', sources: serviceMigrationSources(WEBHOOKS_MIGRATIONS_DIR) });
-    expect(again).toEqual({ applied: [], skipped: ['platform/0001_outbox_inbox.sql', 'service/0001_webhooks.sql', 'service/0002_queue_wakeup_off_the_event_path.sql'] });
+    expect(again).toEqual({ applied: [], skipped: ['platform/0001_outbox_inbox.sql', 'service/0001_webhooks.sql', 'service/0002_queue_wakeup_off_the_event_path.sql', 'service/0003_delivery_log_retention.sql'] });
   });
 
   it('schema.prisma and the migrated database agree', async () => {

@@ -3,6 +3,7 @@ import type { Logger } from '@pf/platform/logging';
 import { afterAttempt, attemptError, isSuccess, maxAttempts } from '../domain/delivery-rules';
 import {
   claimDueDeliveries,
+  deleteFinishedBefore,
   DELIVERY_CHANNEL,
   failInterruptedLastAttempts,
   nextDueAt,
@@ -24,6 +25,8 @@ export interface DeliveryWorkerOptions {
   leaseSeconds: number;
   /** Longest idle wait when no NOTIFY arrives. */
   pollIntervalMs: number;
+  /** Finished deliveries older than this many days are deleted (checked hourly). */
+  retentionDays?: number;
   logger: Logger;
 }
 
@@ -51,6 +54,7 @@ export class DeliveryWorker {
   private readonly toRecord: AttemptRecord[] = [];
   private recording?: Promise<void>;
   private readonly maxAttempts: number;
+  private lastCleanup = 0;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.maxAttempts = maxAttempts(opts.retryDelays);
@@ -102,6 +106,7 @@ export class DeliveryWorker {
         failures = 0;
         if (claimed.length === limit) continue;
         await failInterruptedLastAttempts(this.opts.pool, this.maxAttempts);
+        await this.cleanupIfDue();
         const due = await nextDueAt(this.opts.pool);
         // Rows due now but skipped (another replica holds them) must not make this loop spin.
         const wait = due ? Math.max(25, Math.min(this.opts.pollIntervalMs, due.getTime() - Date.now())) : this.opts.pollIntervalMs;
@@ -113,6 +118,14 @@ export class DeliveryWorker {
         await this.idle(delay, 'work');
       }
     }
+  }
+
+  /** Hourly, when idle: the delivery log keeps finished deliveries for `retentionDays`. */
+  private async cleanupIfDue(): Promise<void> {
+    if (!this.opts.retentionDays || Date.now() - this.lastCleanup < 3_600_000) return;
+    this.lastCleanup = Date.now();
+    const deleted = await deleteFinishedBefore(this.opts.pool, this.opts.retentionDays);
+    if (deleted > 0) this.opts.logger.info({ deleted, retentionDays: this.opts.retentionDays }, 'old finished deliveries deleted');
   }
 
   /** Free slots worth a claim: a batch, not one row per finished attempt. */

@@ -191,6 +191,16 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
   );
 }
 
+/** Deletes up to `limit` deliveries (with their attempts) finished more than `days` ago; returns how many. */
+export async function deleteFinishedBefore(db: Queryable, days: number, limit = 5000): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM delivery WHERE id IN (
+       SELECT id FROM delivery WHERE completed_at < now() - make_interval(days => $1) ORDER BY completed_at LIMIT $2)`,
+    [days, limit],
+  );
+  return rowCount ?? 0;
+}
+
 /** When the next open delivery falls due (null when there is none). */
 export async function nextDueAt(db: Queryable): Promise<Date | null> {
   const { rows } = await db.query<{ due: Date | null }>(`SELECT min(next_attempt_at) AS due FROM delivery WHERE status IN ('pending', 'sending')`);
