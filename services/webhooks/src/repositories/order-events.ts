@@ -31,10 +31,10 @@ export interface OrderEventWritten {
 
 /**
  * Applies one order event in ONE statement (one round trip; the caller's transaction may hold
- * many): the inbox row, the order read model, and the delivery, all or nothing. The channel's registration is share-locked
- * by the statement, so a rotation either commits first (then the version no longer matches and
- * nothing is written: the caller signs again with the new secret) or waits for this delivery, which
- * keeps the signature it was queued with. Eligibility (a URL, channel active or unknown, never the
+ * many): the inbox row, the order read model, and the delivery, all or nothing. The channel's
+ * registration is share-locked until the transaction ends, so a rotation either commits first
+ * (then the version no longer matches and nothing is written: the caller signs again with the new
+ * secret) or waits for this delivery, which keeps the signature it was queued with. Eligibility (a URL, channel active or unknown, never the
  * Standard channel) is read live: a deactivation stops new webhooks at once.
  */
 export async function writeOrderEvent(db: Queryable, w: OrderEventWrite): Promise<OrderEventWritten> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import { authoriseBackOffice, maySeeTeam, targetChannel } from '../domain/authorisation';
@@ -17,7 +18,6 @@ import { endpointForQueueing } from '../repositories/endpoints';
 import { findOrderView, type OrderViewRow } from '../repositories/read-models';
 import type { WebhooksDeps } from './deps';
 import { queueForChannel, type Notification } from './queueing';
-import { randomUUID } from 'node:crypto';
 
 /** What a resend answers: the delivery it queued. */
 export interface QueuedWebhook {
