@@ -65,7 +65,12 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     // envFrom secretRef would hide which variables a Secret provides.
     expect(env.secretRefs).toEqual([]);
     const missing = Object.keys(CONFIG_SHAPES[svc]!).filter((key) => !env.vars.has(key));
-    expect(missing).toEqual([]);
+    if (missing.length > 0) {
+      throw new Error(
+        `${svc} reads ${missing.join(', ')} but its Deployment does not provide ${missing.length > 1 ? 'them' : 'it'}: add ` +
+          `KEY=value (empty for the code's default) to deploy/k8s/base/${svc}/config.env, or a secretKeyRef in its deployment.yaml if it is a secret.`,
+      );
+    }
   });
 
   test.each(SERVICES)('%s: configured values are accepted by its config; required ones are always set', (svc) => {
@@ -124,7 +129,8 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(prefix).toBeDefined();
     const declared = ofKind(objects, 'KafkaTopic').map((t) => t.spec.topicName ?? t.metadata.name);
     const wanted = topicsUsedInCode().map((t) => prefix + t);
-    expect(wanted.filter((t) => !declared.includes(t))).toEqual([]);
+    const missing = wanted.filter((t) => !declared.includes(t));
+    if (missing.length > 0) throw new Error(`no KafkaTopic for ${missing.join(', ')}: add one to deploy/k8s/base/platform/topics.yaml (and deploy/compose/create-topics.sh)`);
     expect(declared.filter((t) => !wanted.includes(t))).toEqual([]);
     // Every service that uses Kafka reaches the cluster's bootstrap Service.
     const kafka = ofKind(objects, 'Kafka')[0]!;
