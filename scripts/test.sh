@@ -26,7 +26,8 @@ status=$?
 if [ -f "$report" ]; then
   node -e '
     const r = require(process.argv[1]);
-    const failedSuites = r.testResults.filter((s) => s.status === "failed" && s.assertionResults.length === 0).length;
+    // A suite that fails outside its tests (set-up, tear-down, an error after the last test) counts once.
+    const failedSuites = r.testResults.filter((s) => s.status === "failed" && !s.assertionResults.some((a) => a.status === "failed")).length;
     console.log(`${r.numPassedTests} passed, ${r.numFailedTests + failedSuites} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
   ' "$report"
 else
