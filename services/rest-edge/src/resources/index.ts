@@ -8,6 +8,7 @@ import { listStockLevels } from './stock-levels/route';
 import { getTeam } from './team/route';
 import { testConnection } from './test-connection/route';
 import { getToken } from './token/route';
+import { WEBHOOK_ROUTES } from './webhooks/route';
 
 /** Every endpoint the edge serves; each must match an operation of the OpenAPI document and vice versa. */
 export const RESOURCE_ROUTES: readonly ResourceRoute[] = [
@@ -21,4 +22,5 @@ export const RESOURCE_ROUTES: readonly ResourceRoute[] = [
   listStockLevels,
   listShippingMethods,
   ...ORDER_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
