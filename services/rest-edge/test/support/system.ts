@@ -17,6 +17,7 @@ import { createTestDatabase, testInfra, uniqueSuffix, type TestDatabase } from '
 import { accountsService } from '../../../accounts/src';
 import { catalogService } from '../../../catalog/src';
 import { stockService } from '../../../stock/src';
+import { webhooksService } from '../../../webhooks/src';
 import { createGateway } from '../../../../gateway/src/gateway';
 import { DEFAULT_SUPERGRAPH_PATH } from '../../../../gateway/src/subgraphs';
 import { composeSupergraph } from './supergraph';
@@ -110,6 +111,11 @@ export interface SystemOptions {
   /** A real Kafka broker instead of the in-memory bus. */
   kafka?: boolean;
   /**
+   * Also run the webhooks subgraph (registration, secrets, resend; its read models of teams,
+   * channels and orders fed by the other services' events), after the services it listens to.
+   */
+  webhooks?: boolean;
+  /**
    * Also run the catalog and stock subgraphs (products, shipping methods, stock levels; stock
    * fed by catalog events over the bus), with the gateway over a fresh composition of the
    * subgraphs' SDL files (the committed supergraph is checked against one by scripts/test.sh).
@@ -125,6 +131,7 @@ export interface SystemOptions {
 export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   const logs = new CapturedLogs('system');
   const services: ServiceDefinition[] = opts.catalog ? [accountsService, catalogService, stockService] : [accountsService];
+  if (opts.webhooks) services.push(webhooksService);
   const db = await createTestDatabase(services.map((s) => ({ schema: s.schema!, migrationsDir: s.migrationsDir! })));
   const topicPrefix = `pf-edge-test-${uniqueSuffix()}.`;
   const bus: EventBus = opts.kafka
@@ -153,7 +160,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
       bus,
       jwt: jwtOptions,
       logger: logs.logger.child({ service: def.name }),
-      env: { NODE_ENV: 'test', ACCOUNTS_DB_POOL_MAX: '4', CATALOG_DB_POOL_MAX: '4', STOCK_DB_POOL_MAX: '4' },
+      env: { NODE_ENV: 'test', ACCOUNTS_DB_POOL_MAX: '4', CATALOG_DB_POOL_MAX: '4', STOCK_DB_POOL_MAX: '4', WEBHOOKS_DB_POOL_MAX: '2', WEBHOOKS_QUEUE_POOL_MAX: '2' },
     });
     await instance.start();
     stoppers.push(() => instance.stop());
@@ -162,7 +169,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   const accountsUrl = subgraphUrls.accounts!;
 
   const gateway = await createGateway({
-    supergraphSdl: opts.catalog ? composeSupergraph() : await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
+    supergraphSdl: opts.catalog || opts.webhooks ? composeSupergraph() : await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
     subgraphUrls,
     jwt: jwtOptions,
     logger: logs.logger.child({ service: 'gateway' }),
