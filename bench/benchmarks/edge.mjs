@@ -279,5 +279,9 @@ function profileReport(svc, summary, root) {
       ['function (self time)', 'self ms', '% of busy'],
       summary.functions.map((f) => [f.name, num(f.ms), num(f.percentOfBusy, 1)]),
     ),
+    formatTable(
+      ['function (including callees; synchronous part only)', 'total ms', '% of busy'],
+      summary.inclusive.map((f) => [f.name, num(f.ms), num(f.percentOfBusy, 1)]),
+    ),
   ].join('\n\n');
 }

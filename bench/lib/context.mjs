@@ -16,6 +16,8 @@ import { ProcessGroup } from './processes.mjs';
 /** Idle enough to measure: the run's own idle processes (Kafka clients, relays) stay well below this. */
 const QUIET_PERCENT = Number(process.env.BENCH_QUIET_PERCENT ?? 25);
 const QUIET_WAIT_MS = Number(process.env.BENCH_QUIET_WAIT_SECONDS ?? 180) * 1000;
+/** A window disturbed by other work anyway is measured again, this many times at most; the least disturbed one counts. */
+const RETRIES_WHEN_DISTURBED = Number(process.env.BENCH_RETRIES ?? 2);
 
 export class BenchContext {
   /** @param {{ name: string, root: string, options: BenchOptions, timestamp: string }} init */
@@ -53,8 +55,17 @@ export class BenchContext {
    * @param {() => Record<string, number[]>} [watch]
    */
   async load(job, watch) {
-    await this.waitForQuietMachine();
-    return runLoad(job, { watch, register: (child) => this.processes.track(child) });
+    let best;
+    for (let attempt = 0; attempt <= RETRIES_WHEN_DISTURBED; attempt++) {
+      await this.waitForQuietMachine();
+      const result = await runLoad(job, { watch, register: (child) => this.processes.track(child) });
+      if (!best || result.otherCpuPercent < best.otherCpuPercent) best = result;
+      if (result.otherCpuPercent <= QUIET_PERCENT || this.options.quick) break;
+      if (attempt < RETRIES_WHEN_DISTURBED) {
+        this.log(`  other processes used ${result.otherCpuPercent.toFixed(0)} % of a core meanwhile: measuring this window again`);
+      }
+    }
+    return best;
   }
 
   /**
