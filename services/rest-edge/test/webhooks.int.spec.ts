@@ -61,7 +61,7 @@ describe('webhooks endpoints', () => {
   beforeAll(async () => {
     sys = await startSystem({ catalog: true, orders: true, webhooks: true });
     edge = await sys.startEdge();
-    acme = await seedTeam(sys, 'acme', ['shop', 'other']);
+    acme = await seedTeam(sys, 'acme', ['shop', 'other', 'bare']);
     idle = await seedTeam(sys, 'idle', ['shop']);
   }, 120_000);
 
@@ -151,14 +151,19 @@ describe('webhooks endpoints', () => {
       expect(rotated.status).toBe(200);
       expect(rotated.body).toEqual({ data: { webhookDetail: { url: before.body.data.webhookDetail.url, secret: expect.stringMatching(SECRET) } } });
       expect(rotated.body.data.webhookDetail.secret).not.toBe(before.body.data.webhookDetail.secret);
+      // A body, though none is expected, changes nothing.
+      const again = await call('POST', '/webhooks/secret/rotate', 'acme-shop', acme.shop!.token, { body: {} });
+      expect(again.status).toBe(200);
+      expect(again.body.data.webhookDetail.secret).not.toBe(rotated.body.data.webhookDetail.secret);
       const after = await register('acme-shop', acme.shop!.token, { url: URL_V4 });
-      expect(after.body.data.webhookDetail.secret).toBe(rotated.body.data.webhookDetail.secret);
+      expect(after.body.data.webhookDetail.secret).toBe(again.body.data.webhookDetail.secret);
     });
   });
 
   describe('POST /webhooks/resend', () => {
     let shopOrder: string;
     let otherOrder: string;
+    let bareOrder: string;
 
     beforeAll(async () => {
       await createProduct(sys, 'acme', { sku: 'MUG' });
@@ -172,6 +177,7 @@ describe('webhooks endpoints', () => {
       };
       shopOrder = await createOrder('acme-shop', acme.shop!.token, 'SHOP-1');
       otherOrder = await createOrder('acme-other', acme.other!.token, 'OTHER-1');
+      bareOrder = await createOrder('acme-bare', acme.bare!.token, 'BARE-1');
       await register('acme-shop', acme.shop!.token, { url: URL_V4 });
       await register('acme-other', acme.other!.token, { url: URL_V4 });
       // Both orders are known to the webhooks service (its read model, fed by order events) once
@@ -202,6 +208,16 @@ describe('webhooks endpoints', () => {
         answers.push(res.body);
       }
       for (const body of answers) expect(body).toEqual(answers[0]);
+    });
+
+    it('answers 422 naming url for a channel without a registered URL (rule W2)', async () => {
+      // Naming orderUuid until the webhooks service has heard of the order, then url.
+      const res = await eventually(async () => {
+        const r = await resend('acme-bare', acme.bare!.token, { orderUuid: bareOrder, notificationType: 'order-created' });
+        return r.body?.violations?.[0]?.property === 'url' ? r : undefined;
+      });
+      expect(res.status).toBe(422);
+      expect(res.body).toMatchObject(violationOf('url'));
     });
 
     it('answers 422 naming notificationType for another type, and naming each missing field', async () => {
