@@ -16,6 +16,7 @@ import { createTestDatabase, testInfra, uniqueSuffix, type TestDatabase } from '
 // The system under test, started in-process from source like production would start it.
 import { accountsService } from '../../../accounts/src';
 import { catalogService } from '../../../catalog/src';
+import { ordersService } from '../../../orders/src';
 import { stockService } from '../../../stock/src';
 import { webhooksService } from '../../../webhooks/src';
 import { createGateway } from '../../../../gateway/src/gateway';
@@ -121,6 +122,13 @@ export interface SystemOptions {
    * subgraphs' SDL files (the committed supergraph is checked against one by scripts/test.sh).
    */
   catalog?: boolean;
+  /**
+   * Also run the orders subgraph (with catalog and stock, which it needs: its read models are fed
+   * by their events, and it holds stock on the stock subgraph directly).
+   */
+  orders?: boolean;
+  /** Environment of the orders service beyond the defaults (e.g. ORDER_COUNTDOWN_SECONDS). */
+  ordersEnv?: Record<string, string>;
 }
 
 /**
@@ -130,7 +138,11 @@ export interface SystemOptions {
  */
 export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   const logs = new CapturedLogs('system');
-  const services: ServiceDefinition[] = opts.catalog ? [accountsService, catalogService, stockService] : [accountsService];
+  const services: ServiceDefinition[] = opts.orders
+    ? [accountsService, catalogService, stockService, ordersService]
+    : opts.catalog
+      ? [accountsService, catalogService, stockService]
+      : [accountsService];
   if (opts.webhooks) services.push(webhooksService);
   const db = await createTestDatabase(services.map((s) => ({ schema: s.schema!, migrationsDir: s.migrationsDir! })));
   const topicPrefix = `pf-edge-test-${uniqueSuffix()}.`;
@@ -160,7 +172,16 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
       bus,
       jwt: jwtOptions,
       logger: logs.logger.child({ service: def.name }),
-      env: { NODE_ENV: 'test', ACCOUNTS_DB_POOL_MAX: '4', CATALOG_DB_POOL_MAX: '4', STOCK_DB_POOL_MAX: '4', WEBHOOKS_DB_POOL_MAX: '2', WEBHOOKS_QUEUE_POOL_MAX: '2' },
+      env: {
+        NODE_ENV: 'test',
+        ACCOUNTS_DB_POOL_MAX: '4',
+        CATALOG_DB_POOL_MAX: '4',
+        STOCK_DB_POOL_MAX: '4',
+        WEBHOOKS_DB_POOL_MAX: '2',
+        WEBHOOKS_QUEUE_POOL_MAX: '2',
+        // The orders service holds stock on the stock subgraph started before it.
+        ...(def === ordersService ? { ORDERS_DB_POOL_MAX: '6', ORDERS_PRISMA_POOL_MAX: '2', STOCK_URL: subgraphUrls.stock!, ...opts.ordersEnv } : {}),
+      },
     });
     await instance.start();
     stoppers.push(() => instance.stop());
@@ -169,7 +190,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   const accountsUrl = subgraphUrls.accounts!;
 
   const gateway = await createGateway({
-    supergraphSdl: opts.catalog || opts.webhooks ? composeSupergraph() : await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
+    supergraphSdl: opts.catalog || opts.orders || opts.webhooks ? composeSupergraph() : await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
     subgraphUrls,
     jwt: jwtOptions,
     logger: logs.logger.child({ service: 'gateway' }),

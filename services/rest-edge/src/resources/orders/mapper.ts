@@ -32,7 +32,7 @@ export function toOrderResource(o: OrderFields) {
       product: { sku: l.product.sku, uuid: l.product.uuid ?? null },
       quantity: l.quantity,
     })),
-    fulfilments: o.fulfilments.map(toFulfilment),
+    fulfilments: [...o.fulfilments].sort(byCreationThenLocation).map(toFulfilment),
     trackingDetails: o.trackingDetails.map(toTrackingDetail),
   };
 }
@@ -56,6 +56,11 @@ function toShippingDetails(s: ShippingDetailsFields | null) {
     email: s?.email ?? null,
     phone: s?.phone ?? null,
   };
+}
+
+/** A stable order for the contract: by creation, then supplier location code (one build shares its creation time), then uuid. */
+function byCreationThenLocation(a: FulfilmentFields, b: FulfilmentFields): number {
+  return a.createdAt.localeCompare(b.createdAt) || a.supplierLocation.code.localeCompare(b.supplierLocation.code) || a.uuid.localeCompare(b.uuid);
 }
 
 function toFulfilment(f: FulfilmentFields) {
