@@ -37,14 +37,16 @@ const WORKER = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
 
 /**
  * @param {LoadJob} job
- * @param {{ watch?: () => Record<string, number[]>, register?: (child: import('node:child_process').ChildProcess) => () => void }} [opts]
+ * @param {{ watch?: () => Record<string, number[]>, register?: (child: import('node:child_process').ChildProcess) => () => void, worker?: string }} [opts]
  *   `watch` names the processes (pids) whose CPU time is sampled; `register` lets the caller kill
- *   the worker on Ctrl-C and returns its unregister function.
+ *   the worker on Ctrl-C and returns its unregister function; `worker` is another load worker
+ *   script speaking the same messages (for load a fixed request cannot describe, such as a
+ *   sequence whose second request needs the first one's answer).
  * @returns {Promise<LoadResult>}
  */
 export function runLoad(job, opts = {}) {
   assertLoopback(job.url);
-  const child = fork(WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(opts.worker ?? WORKER, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const unregister = opts.register?.(child) ?? (() => {});
   const limitMs = (job.warmupSeconds + job.durationSeconds + 60) * 1000;
   return new Promise((resolve, reject) => {

@@ -22,7 +22,9 @@ export function distFile(root, relative) {
  * @typedef {object} StackOptions
  * @property {string[]} subgraphs  Service folders under services/ to run as subgraphs (e.g. ['accounts']).
  * @property {boolean} [edge]      Also run the REST edge in front of the gateway.
- * @property {Record<string, Record<string, string>>} [env]  Extra environment per process name.
+ * @property {Record<string, Record<string, string> | ((started: { subgraphs: Record<string, import('./processes.mjs').ServiceProcess> }) => Record<string, string>)>} [env]
+ *   Extra environment per process name; a function gets the subgraphs started before it (e.g. the
+ *   orders service's STOCK_URL).
  */
 
 /**
@@ -58,11 +60,12 @@ export async function startStack(ctx, opts) {
   };
   const nodeArgs = (name) =>
     ctx.options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(ctx.runDir, 'profiles')}`, `--cpu-prof-name=${name}.cpuprofile`] : [];
-  const start = async (name, script, env) =>
-    ctx.processes.startService({ name, script, port: await freePort(), env: { ...common, ...env, ...opts.env?.[name] }, nodeArgs: nodeArgs(name) });
-
   /** @type {Record<string, import('./processes.mjs').ServiceProcess>} */
   const subgraphs = {};
+  const extraEnv = (name) => (typeof opts.env?.[name] === 'function' ? opts.env[name]({ subgraphs }) : opts.env?.[name]);
+  const start = async (name, script, env) =>
+    ctx.processes.startService({ name, script, port: await freePort(), env: { ...common, ...env, ...extraEnv(name) }, nodeArgs: nodeArgs(name) });
+
   for (const svc of opts.subgraphs) {
     subgraphs[svc] = await start(svc, distFile(root, `services/${svc}/dist/main.js`), { DATABASE_URL: db.url });
   }
