@@ -45,6 +45,7 @@ const ROUTE_LABEL = {
   gateway: 'gateway -> accounts',
   accounts: 'accounts subgraph',
   bare: 'bare node:http',
+  gatewayPaced: 'gateway -> accounts, edge pace',
 };
 
 /** @param {import('../lib/context.mjs').BenchContext} ctx */
@@ -113,6 +114,18 @@ export async function run(ctx) {
       );
       await sleep(1000);
     }
+  }
+
+  // Control: gateway-direct at one connection, paced to the rate the edge route reached, so the
+  // gateway and accounts sit idle between requests as long as behind the edge. On a small VM a
+  // process that sleeps between requests pays for waking up; this separates that from the edge's
+  // own work in "the p50 the edge adds".
+  {
+    const pace = Math.max(1, Math.round(windows.one.edge.requestsPerSecond));
+    ctx.log(`${ROUTE_LABEL.gatewayPaced}: 1 connection at ${pace} req/s (control)`);
+    const result = await ctx.load({ ...jobs.gateway, ...plan.one, overallRate: pace }, watch);
+    windows.one.gatewayPaced = result;
+    ctx.log(`  ${num(result.requestsPerSecond)} req/s, p50 ${ms(result.latencyMs.p50)}, p99 ${ms(result.latencyMs.p99)}`);
   }
 
   const figures = computeFigures(windows);
@@ -191,6 +204,7 @@ function computeFigures(w) {
     edgeAddedP50MsAtOneConnection: p50('one', 'edge') - p50('one', 'gateway'),
     gatewayAddedP50MsAtOneConnection: p50('one', 'gateway') - p50('one', 'accounts'),
     edgeAddedP50MsAt50Connections: p50('many', 'edge') - p50('many', 'gateway'),
+    edgeAddedP50MsOverGatewayAtEdgePace: p50('one', 'edge') - p50('one', 'gatewayPaced'),
   };
 }
 
@@ -198,7 +212,8 @@ function report(windows, figures, targets, { plan, judged, clean }) {
   const out = [];
   for (const level of ['many', 'one']) {
     const shape = plan[level];
-    const rows = ROUTES.map((r) => {
+    const routes = Object.keys(windows[level]);
+    const rows = routes.map((r) => {
       const w = windows[level][r];
       return [
         ROUTE_LABEL[r],
@@ -220,7 +235,7 @@ function report(windows, figures, targets, { plan, judged, clean }) {
     );
     // CPU per request: where the cores went, per process, for one request of each route.
     const procs = Object.keys(windows[level].edge.cpuPercent);
-    const cpuRows = ROUTES.map((r) => {
+    const cpuRows = routes.map((r) => {
       const w = windows[level][r];
       return [ROUTE_LABEL[r], ...procs.map((p) => (w.ok ? num((w.cpuPercent[p] / 100) * w.durationSeconds * 1000 / w.ok, 3) : '-'))];
     });
@@ -245,6 +260,7 @@ function report(windows, figures, targets, { plan, judged, clean }) {
         ['edge over gateway-direct, 1 connection', ms(figures.edgeAddedP50MsAtOneConnection)],
         ['gateway over accounts, 1 connection', ms(figures.gatewayAddedP50MsAtOneConnection)],
         ['edge over gateway-direct, 50 connections', ms(figures.edgeAddedP50MsAt50Connections)],
+        ['edge over gateway-direct at the edge pace, 1 connection (control)', ms(figures.edgeAddedP50MsOverGatewayAtEdgePace)],
       ],
     ),
   );

@@ -24,6 +24,8 @@ function runOnce(job, seconds, record) {
         pipelining: 1,
         duration: seconds,
         timeout: job.timeoutSeconds ?? 10,
+        // A fixed pace (requests per second over all connections) instead of back to back.
+        ...(job.overallRate ? { overallRate: job.overallRate } : {}),
       },
       (err, result) => (err ? reject(err) : resolve({ result, samples: samples.subarray(0, count), statusCounts })),
     );
