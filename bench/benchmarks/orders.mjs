@@ -36,8 +36,6 @@ import { formatTable, ms, num, pct, times, yesNo } from '../lib/table.mjs';
 
 const execFileAsync = promisify(execFile);
 const THIS_FILE = fileURLToPath(import.meta.url);
-/** Set in the environment of this file's own forks: they are load workers, not the benchmark. */
-const WORKER_FLAG = 'PF_BENCH_ORDERS_LOAD_WORKER';
 
 export const name = 'orders';
 export const description = 'POST /orders (10 lines) then confirm through the REST edge vs the same insert with pgbench (issue 4)';
@@ -57,7 +55,9 @@ const PLAN = {
   quick: { connections: 32, warmupSeconds: 2, durationSeconds: 5, pgbenchClients: 16, pgbenchSeconds: 5 },
 };
 
-if (process.env[WORKER_FLAG] === '1') runLoadWorker();
+// Run as a script (forked by runLoad with `worker: THIS_FILE`), this file is a load worker; imported
+// by bench/run.mjs, it is the benchmark.
+if (process.argv[1] && path.resolve(process.argv[1]) === THIS_FILE && process.send) runLoadWorker();
 
 /** @param {import('../lib/context.mjs').BenchContext} ctx */
 export async function run(ctx) {
@@ -72,25 +72,38 @@ export async function run(ctx) {
     env: {
       // The orders service holds stock on the stock subgraph directly. Its countdown outlasts the
       // run: the bench measures placing orders, not sending them.
-      orders: ({ subgraphs }) => ({ STOCK_URL: `${subgraphs.stock.url}/graphql`, ORDER_COUNTDOWN_SECONDS: '86400' }),
+      // BENCH_ORDERS_DB_POOL_MAX overrides the service's pool size (a diagnostic knob; unset, the
+      // service's own default, as deployed).
+      orders: ({ subgraphs }) => ({
+        STOCK_URL: `${subgraphs.stock.url}/graphql`,
+        ORDER_COUNTDOWN_SECONDS: '86400',
+        ...(process.env.BENCH_ORDERS_DB_POOL_MAX ? { ORDERS_DB_POOL_MAX: process.env.BENCH_ORDERS_DB_POOL_MAX } : {}),
+      }),
     },
   });
   const channel = await createBenchChannel(stack);
   const gatewayUrl = `${stack.gateway.url}/graphql`;
   const merchant = signIdentity({ kind: 'backoffice', teamCode: channel.teamCode, userId: 'bench@merchant' }, { ...stack.jwt, expiresInSeconds: 3600 });
 
-  // The catalogue: ten products in one warehouse with stock no run can exhaust, one shipping method.
+  // The catalogue: ten products in one warehouse with stock no run can exhaust (1 000 000 each, one per order), one shipping method.
   const { createWarehouse } = await graphql(gatewayUrl, merchant, 'mutation($i: CreateWarehouseInput!) { createWarehouse(input: $i) { id } }', {
     i: { code: 'main', name: 'Main warehouse', countryCode: 'GB' },
   });
   const skus = Array.from({ length: LINES }, (_, i) => `BENCH-${i + 1}`);
+  const productUuids = [];
   for (const sku of skus) {
     const { createProduct } = await graphql(gatewayUrl, merchant, 'mutation($i: CreateProductInput!) { createProduct(input: $i) { uuid } }', {
       i: { sku, name: `Bench product ${sku}` },
     });
-    await graphql(gatewayUrl, merchant, 'mutation($i: SetStockInput!) { setStock(input: $i) { onHand } }', {
-      i: { productUuid: createProduct.uuid, warehouseId: createWarehouse.id, quantity: 1_000_000_000, reason: 'bench' },
-    });
+    productUuids.push(createProduct.uuid);
+  }
+  // The stock service learns the products from the catalog's events (over Kafka): retried until it knows each.
+  for (const productUuid of productUuids) {
+    await retried(() =>
+      graphql(gatewayUrl, merchant, 'mutation($i: SetStockInput!) { setStock(input: $i) { onHand } }', {
+        i: { productUuid, warehouseId: createWarehouse.id, quantity: 1_000_000, reason: 'bench' },
+      }),
+    );
   }
   await graphql(gatewayUrl, merchant, 'mutation($i: CreateShippingMethodInput!) { createShippingMethod(input: $i) { code } }', {
     i: { code: 'std', name: 'Standard', carrier: 'Royal Mail' },
@@ -135,6 +148,12 @@ export async function run(ctx) {
   const pgbench = await runPgbench(ctx, stack.db.url, channel, skus, plan);
   ctx.log(`  ${num(pgbench.tps)} transactions/s, mean latency ${ms(pgbench.meanLatencyMs)}`);
 
+  if (max.orders.orders === 0) {
+    throw new Error(
+      `no order was created and confirmed in the window (${JSON.stringify(max.statusCounts)}); requests that never answered point at a ` +
+        `hang upstream: see the logs of rest-edge, gateway and orders in ${path.relative(root, ctx.runDir)}/`,
+    );
+  }
   const halfRate = max.orders.ordersPerSecond / 2;
   ctx.log(`edge at half that rate: ${num(halfRate, 1)} orders/s (${num(halfRate * 2, 1)} requests/s) over ${plan.connections} connections`);
   await sleep(1000);
@@ -183,6 +202,19 @@ export async function run(ctx) {
     allResponses2xx: clean,
     targetsMet: judged ? targets.every((t) => t.met) && clean : undefined,
   };
+}
+
+/** Retries `fn` every 200 ms for up to a minute (for facts that arrive by events). */
+async function retried(fn) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await sleep(200);
+    }
+  }
 }
 
 function failures(w) {

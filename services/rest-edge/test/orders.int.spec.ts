@@ -14,6 +14,7 @@ import {
   type OrdersApi,
   type SeededCatalog,
 } from './support/orders';
+import { tapUpstream, type TappedUpstream } from './support/proxy';
 import { closeAgents, seedTeam, startSystem, type EdgeResponse, type IssuedToken, type RunningEdge, type System } from './support/system';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
@@ -32,6 +33,8 @@ describe('the order endpoints', () => {
   let acme: Record<string, IssuedToken>;
   let catalog: SeededCatalog;
   let api: OrdersApi;
+  /** Between the orders service and the stock subgraph, to make the stock service fail. */
+  let stockTap: TappedUpstream;
   let n = 0;
   /** A fresh order number per use, so tests stay independent within the suite. */
   const fresh = (prefix = 'O') => `${prefix}-${++n}-${Date.now().toString(36)}`;
@@ -83,7 +86,14 @@ describe('the order endpoints', () => {
   }
 
   beforeAll(async () => {
-    sys = await startSystem({ catalog: true, orders: true });
+    sys = await startSystem({
+      catalog: true,
+      orders: true,
+      ordersEnv: async (urls) => {
+        stockTap = await tapUpstream(urls.stock!);
+        return { STOCK_URL: stockTap.url, STOCK_TIMEOUT_MS: '3000' };
+      },
+    });
     edge = await sys.startEdge();
     acme = await seedTeam(sys, 'acme', ['shop', 'other']);
     catalog = await seedCatalog(sys, 'acme');
@@ -93,6 +103,7 @@ describe('the order endpoints', () => {
 
   afterAll(async () => {
     await sys?.close();
+    await stockTap?.close();
     await closeAgents();
   });
 
@@ -733,6 +744,24 @@ describe('the order endpoints', () => {
       expect((await get(order.uuid)).body.data).toEqual(order);
     });
 
+    it('refused with reason unexpected-error when the stock service fails; the order unchanged', async () => {
+      const order = await confirmed();
+      // Every call the orders service makes to the stock subgraph next fails (retries included).
+      for (let i = 1; i <= 10; i++) stockTap.failRequest(stockTap.requests + i, 503);
+      const res = await api.call('PUT', `/orders/${order.uuid}/lines`, { body: { orderLines: lines(['MUG', 5], ['CAP', 1]) } });
+      stockTap.reset();
+      expect(res.status).toBe(409);
+      expect(res.body).toEqual({
+        type: `${PROBLEM_TYPE_BASE}amendment-refused`,
+        title: 'Conflict',
+        status: 409,
+        detail: expect.any(String),
+        reason: 'unexpected-error',
+        merchantMessage: expect.any(String),
+      });
+      expect((await get(order.uuid)).body.data).toEqual(order);
+    });
+
     it('refused with reason order-not-amendable for a cancelled order', async () => {
       const order = await draft();
       expect((await api.call('PUT', `/orders/${order.uuid}/cancel`)).status).toBe(200);
@@ -749,7 +778,18 @@ describe('the order endpoints', () => {
       const statuses = results.map((r) => r.status);
       expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
       expect(statuses).toContain(200);
-      for (const r of results.filter((x) => x.status === 409)) expect(r.body.reason).toBe('being-rebuilt');
+      // Twelve at once overlap: the service refuses rather than waits while one is rebuilding the order.
+      expect(statuses).toContain(409);
+      for (const r of results.filter((x) => x.status === 409)) {
+        expect(r.body).toEqual({
+          type: `${PROBLEM_TYPE_BASE}amendment-refused`,
+          title: 'Conflict',
+          status: 409,
+          detail: expect.any(String),
+          reason: 'being-rebuilt',
+          merchantMessage: expect.any(String),
+        });
+      }
       // one of the accepted amendments is the order's state, its holds matching it
       const final = (await get(order.uuid)).body.data;
       const mug = final.orderLines.find((l: any) => l.product.sku === 'MUG').quantity;

@@ -127,8 +127,11 @@ export interface SystemOptions {
    * by their events, and it holds stock on the stock subgraph directly).
    */
   orders?: boolean;
-  /** Environment of the orders service beyond the defaults (e.g. ORDER_COUNTDOWN_SECONDS). */
-  ordersEnv?: Record<string, string>;
+  /**
+   * Environment of the orders service beyond the defaults (e.g. ORDER_COUNTDOWN_SECONDS); a
+   * function gets the URLs of the subgraphs started before it (to put a proxy in front of one).
+   */
+  ordersEnv?: Record<string, string> | ((urls: Record<string, string>) => Promise<Record<string, string>> | Record<string, string>);
 }
 
 /**
@@ -167,6 +170,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
 
   const subgraphUrls: Record<string, string> = {};
   for (const def of services) {
+    const ordersEnv = def === ordersService ? (typeof opts.ordersEnv === 'function' ? await opts.ordersEnv({ ...subgraphUrls }) : opts.ordersEnv) : undefined;
     const instance: ServiceInstance = await def.create({
       databaseUrl: db.url,
       bus,
@@ -180,7 +184,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
         WEBHOOKS_DB_POOL_MAX: '2',
         WEBHOOKS_QUEUE_POOL_MAX: '2',
         // The orders service holds stock on the stock subgraph started before it.
-        ...(def === ordersService ? { ORDERS_DB_POOL_MAX: '6', ORDERS_PRISMA_POOL_MAX: '2', STOCK_URL: subgraphUrls.stock!, ...opts.ordersEnv } : {}),
+        ...(def === ordersService ? { ORDERS_DB_POOL_MAX: '6', ORDERS_PRISMA_POOL_MAX: '2', STOCK_URL: subgraphUrls.stock!, ...ordersEnv } : {}),
       },
     });
     await instance.start();
