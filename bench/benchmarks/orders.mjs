@@ -21,7 +21,7 @@
 // system is not saturated.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -31,6 +31,7 @@ import { pidsByCommand } from '../lib/cpu.mjs';
 import { graphql } from '../lib/http.mjs';
 import { runLoad } from '../lib/load.mjs';
 import { createBenchChannel, startStack } from '../lib/stack.mjs';
+import { summarizeCpuProfile } from '../lib/profile.mjs';
 import { ratio, summarizeLatencies } from '../lib/stats.mjs';
 import { formatTable, ms, num, pct, times, yesNo } from '../lib/table.mjs';
 
@@ -187,6 +188,20 @@ export async function run(ctx) {
   ];
   ctx.print(report({ max, half, pgbench, figures, targets, plan, judged, clean }));
 
+  let profiles;
+  if (options.profile) {
+    // Profiles are written when each process exits; only the saturated window is summarised.
+    await ctx.processes.stopAll();
+    const dir = path.join(ctx.runDir, 'profiles');
+    profiles = {};
+    for (const svc of ['rest-edge', 'gateway', 'orders', 'stock']) {
+      const file = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith(svc)) : undefined;
+      if (!file) continue;
+      profiles[svc] = summarizeCpuProfile(path.join(dir, file), root, 20, [max.window]);
+      ctx.print(profileReport(svc, profiles[svc], root));
+    }
+  }
+
   return {
     wiring: {
       processes: ['accounts', 'catalog', 'stock', 'orders', 'gateway', 'rest-edge', 'load generator (autocannon)', 'pgbench'],
@@ -201,7 +216,23 @@ export async function run(ctx) {
     targets: targets.map(({ format: _format, ...t }) => ({ ...t, judged })),
     allResponses2xx: clean,
     targetsMet: judged ? targets.every((t) => t.met) && clean : undefined,
+    ...(profiles ? { profiles } : {}),
   };
+}
+
+function profileReport(svc, summary, root) {
+  return [
+    formatTable(
+      ['origin', 'self ms', '% of busy'],
+      summary.origins.map((o) => [o.name, num(o.ms), num(o.percentOfBusy, 1)]),
+      `CPU profile of ${svc} during the saturated window: ${num(summary.busyMs)} ms busy of ${num(summary.totalMs)} ms (${path.relative(root, summary.file)})`,
+    ),
+    formatTable(['function (self time)', 'self ms', '% of busy'], summary.functions.map((f) => [f.name, num(f.ms), num(f.percentOfBusy, 1)])),
+    formatTable(
+      ['function (including callees; synchronous part only)', 'total ms', '% of busy'],
+      summary.inclusive.map((f) => [f.name, num(f.ms), num(f.percentOfBusy, 1)]),
+    ),
+  ].join('\n\n');
 }
 
 /** Retries `fn` every 200 ms for up to a minute (for facts that arrive by events). */
