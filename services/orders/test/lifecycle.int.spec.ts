@@ -39,7 +39,7 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
   const number = () => `o-${uniqueSuffix()}`;
   const create = async (lines: [string, number][] = [['SKU-A', 2], ['SKU-C', 1]], extra: Record<string, unknown> = {}) =>
     (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), lines, extra) })).createOrder;
-  const confirm = (uuid: string, input: Record<string, unknown> | null = null, who = t.shop) => s.gql<any>(s.urls.orders, who, CONFIRM_ORDER, { uuid, input });
+  const confirm = (uuid: string, input: Record<string, unknown> | null = null, who = t.shop, url = s.urls.orders) => s.gql<any>(url, who, CONFIRM_ORDER, { uuid, input });
   const read = async (uuid: string) => (await s.ok<any>(t.backOffice, ORDER, { uuid })).order;
   const problemOf = (res: any) => res.errors?.[0]?.extensions?.problem;
   const types = async (seq: number) => (await s.outboxAfter(seq)).map((e) => e.envelope.type);
@@ -134,6 +134,20 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
         [stockSeq],
       );
       expect(rows.map((r) => r.n)).toEqual([1, 1]);
+    }, 60_000);
+
+    it('concurrent confirms more than the pool has connections: none waits forever (one connection per change)', async () => {
+      // A replica with two connections: every waiting confirm holds one, so a change that needed a
+      // second connection while holding the order's row lock would never finish.
+      const small = await s.startOrders({ ORDERS_DB_POOL_MAX: '2' }, { start: false });
+      try {
+        const o = await create([['SKU-A', 1]]);
+        const results = await Promise.all(Array.from({ length: 12 }, () => confirm(o.uuid, null, t.shop, small.url)));
+        expect(results.filter((r) => r.errors)).toEqual([]);
+        expect(new Set(results.map((r) => r.data.confirmOrder.confirmedAt)).size).toBe(1);
+      } finally {
+        await small.stop();
+      }
     }, 60_000);
 
     it('an inactive team: 403 before anything changes, except for an order already confirmed (unchanged)', async () => {

@@ -51,11 +51,9 @@ describe('orders under concurrency', () => {
     expect((await warehouseStock(sys, 'acme', catalog.products.MUG!.uuid)).leeds!.held).toBe(heldBefore + 4);
   }, 60_000);
 
-  // KNOWN BUG (issue 4, open): through the edge, 50 concurrent confirms answer 500 after the
-  // upstream timeout. Suspected: the confirm holding the order's row lock needs a second
-  // connection from the orders pool while the other confirms hold every connection waiting for
-  // that lock. Skipped, not deleted, so the run reports it until the orders service is fixed.
-  it.skip(`${CONCURRENCY} concurrent confirms of one order: every one 202 with the same order, its stock held once`, async () => {
+  // Each confirm waits for the order's row lock holding one pool connection, and must need no
+  // second one: with the pool exhausted by waiters, a second connection would never come.
+  it(`${CONCURRENCY} concurrent confirms of one order: every one 202 with the same order, its stock held once`, async () => {
     const created = await api.call('POST', '/orders', { body: { orderNumber: 'RACE-3', orderLines: lines(['MUG', 3], ['CAP', 2]), shippingDetails: GB_ADDRESS } });
     expect(created.status).toBe(201);
     const uuid = created.body.uuid;

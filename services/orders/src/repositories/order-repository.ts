@@ -178,11 +178,16 @@ export async function lockAndLoadOrder(tx: pg.PoolClient, uuid: string, opts: { 
   // Two statements on purpose: a statement that waited for the row lock sees the locked row as
   // committed by the other transaction, but every other table (lines, fulfilments) through the
   // snapshot it took before waiting. The read after the lock takes a fresh snapshot.
+  // NOWAIT runs under a savepoint so that finding the row locked leaves the transaction usable.
+  if (opts.nowait) await tx.query('SAVEPOINT lock_order');
   try {
     const { rowCount } = await tx.query(`SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE${opts.nowait ? ' NOWAIT' : ''}`, [uuid]);
     if (!rowCount) return null;
   } catch (err) {
-    if ((err as { code?: string }).code === '55P03') return 'locked';
+    if ((err as { code?: string }).code === '55P03') {
+      await tx.query('ROLLBACK TO SAVEPOINT lock_order');
+      return 'locked';
+    }
     throw err;
   }
   return loadOrder(tx, uuid);

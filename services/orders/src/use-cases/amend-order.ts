@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError } from '../adapters/stock-client';
@@ -57,12 +58,12 @@ export async function amendOrderLines(
       const order = await lockAndLoadOrder(tx, uuid.toLowerCase(), { nowait: true });
       if (order === 'locked') {
         // Seen only when the order exists; an invisible one must not be told apart from a missing one.
-        const visible = await lockFreeVisibility(deps, uuid, scope);
+        const visible = await lockFreeVisibility(tx, uuid, scope);
         if (!visible) throw orderNotFound();
         throw amendmentRefused(refusal('being-rebuilt', 'Another change of this order is in progress.'));
       }
       if (order === null || !isVisible(scope, order)) throw orderNotFound();
-      await requireActiveTeam(deps, order.teamCode);
+      await requireActiveTeam(tx, order.teamCode);
       const refused = amendmentRefusal(stateOf(order));
       if (refused) throw amendmentRefused(refused);
 
@@ -120,8 +121,8 @@ export async function amendOrderLines(
 }
 
 /** Whether the caller may see the order, read without waiting for its row lock. */
-async function lockFreeVisibility(deps: OrdersDeps, uuid: string, scope: ReturnType<typeof scopeOf>): Promise<boolean> {
-  const { rows } = await deps.pool.query<{ team_code: string; channel_id: string; origin: Order['origin'] }>(
+async function lockFreeVisibility(tx: pg.PoolClient, uuid: string, scope: ReturnType<typeof scopeOf>): Promise<boolean> {
+  const { rows } = await tx.query<{ team_code: string; channel_id: string; origin: Order['origin'] }>(
     `SELECT team_code, channel_id, origin FROM orders.orders WHERE uuid = $1::uuid`,
     [uuid.toLowerCase()],
   );

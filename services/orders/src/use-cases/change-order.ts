@@ -48,7 +48,7 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
   return changeVisibleOrder(deps, identity, uuid, 'confirm', async (ctx, order) => {
     const decision = decide(stateOf(order), 'confirm', { now: ctx.now, scheduledAt: order.scheduledAt });
     if (decision.kind === 'unchanged') return order;
-    await requireActiveTeam(deps, order.teamCode);
+    await requireActiveTeam(ctx.tx, order.teamCode);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
     return applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null });
   });
@@ -94,7 +94,7 @@ export async function merchantAction(
     uuid,
     action,
     async (ctx, order) => {
-      if (CONFIRMING.includes(action)) await requireActiveTeam(deps, order.teamCode);
+      if (CONFIRMING.includes(action)) await requireActiveTeam(ctx.tx, order.teamCode);
       const decision = decide(stateOf(order), action, { now: ctx.now, scheduledAt: scheduledAt ?? order.scheduledAt });
       if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
       return applyMove(ctx, order, decision, {

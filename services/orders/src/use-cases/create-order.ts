@@ -14,6 +14,7 @@ import {
   printTrailNumberTaken,
   replaceLines,
 } from '../repositories/order-repository';
+import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, standardChannelOf, teamActive } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
@@ -27,8 +28,12 @@ export function teamInactive(teamCode: string): Problem {
 }
 
 /** 403 when the team is known to be inactive. A team whose events have not arrived yet counts as active. */
-export async function requireActiveTeam(deps: OrdersDeps, teamCode: string): Promise<void> {
-  if ((await teamActive(deps.pool, teamCode)) === false) throw teamInactive(teamCode);
+/**
+ * Refuses an inactive team. Inside a change, pass the change's transaction: a second pool
+ * connection taken while the order row is locked lets waiting changes exhaust the pool.
+ */
+export async function requireActiveTeam(db: Sql, teamCode: string): Promise<void> {
+  if ((await teamActive(db, teamCode)) === false) throw teamInactive(teamCode);
 }
 
 function printTrailConflict(value: string, where = 'printTrailOrderNumber'): Problem {
@@ -71,7 +76,7 @@ function validated(input: OrderInput, prefix = ''): ValidOrderInput {
 export async function createOrder(deps: OrdersDeps, identity: Identity, input: OrderInput): Promise<Order> {
   const { teamCode, channelId } = requireChannel(identity);
   const wanted = validated(input);
-  await requireActiveTeam(deps, teamCode);
+  await requireActiveTeam(deps.pool, teamCode);
   const lines = await matchedLines(deps, teamCode, wanted, wanted.strictSkus);
   return inTransaction(deps, async (tx, unit) => {
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' });
@@ -96,7 +101,7 @@ export async function enterOrder(deps: OrdersDeps, identity: Identity, input: Or
   if (identity.kind !== 'backoffice') throw new Problem('forbidden', { detail: 'Orders are entered by a back-office user of the team.' });
   const teamCode = identity.teamCode;
   const wanted = validated({ ...input, strictSkus: true });
-  await requireActiveTeam(deps, teamCode);
+  await requireActiveTeam(deps.pool, teamCode);
   const lines = await matchedLines(deps, teamCode, wanted, true);
   const channelId = (await standardChannelOf(deps.pool, teamCode)) ?? `${teamCode}-standard`;
   return inTransaction(deps, (tx, unit) =>
@@ -127,7 +132,7 @@ export async function importOrders(deps: OrdersDeps, identity: Identity, channel
     else seen.set(w.printTrailOrderNumber, i);
   });
   if (violations.length > 0) throw Problem.validation(violations);
-  await requireActiveTeam(deps, teamCode);
+  await requireActiveTeam(deps.pool, teamCode);
   const lines: OrderLine[][] = [];
   for (const [i, w] of wanted.entries()) lines.push(await matchedLines(deps, teamCode, w, w.strictSkus, `orders[${i}].`));
   return inTransaction(deps, async (tx, unit) => {
