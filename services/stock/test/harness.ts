@@ -182,6 +182,16 @@ export const CONSUME_HOLDS = /* GraphQL */ `
     consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber productUuid quantity status consumedAt location { code } }
   }`;
 
+export const RETURN_HOLDS = /* GraphQL */ `
+  mutation ($orderUuid: ID!, $locationCodes: [String!]) {
+    returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id lineNumber productUuid quantity taken status consumedAt returnedAt location { code } }
+  }`;
+
+export const RECONSUME_HOLDS = /* GraphQL */ `
+  mutation ($orderUuid: ID!, $holdIds: [ID!]!) {
+    reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id lineNumber quantity taken status consumedAt returnedAt location { code } }
+  }`;
+
 export const ORDER_HOLDS = /* GraphQL */ `
   query ($orderUuid: ID!) {
     orderHolds(orderUuid: $orderUuid) { orderUuid lineNumber productUuid sku quantity status placedAt releasedAt consumedAt location { code countryCode printOnDemand } }

@@ -56,7 +56,12 @@ export function warehouseLocation(w: Pick<Warehouse, 'code' | 'countryCode'>): S
   return { code: w.code, countryCode: w.countryCode, printOnDemand: false };
 }
 
-export const HOLD_STATUSES = ['placed', 'released', 'consumed'] as const;
+/**
+ * placed -> released (never sent) or consumed (sent: the stock left on hand); consumed -> returned
+ * (the fulfilment never left the warehouse: the stock is back on hand), and back to consumed only
+ * when the change that returned it did not commit.
+ */
+export const HOLD_STATUSES = ['placed', 'released', 'consumed', 'returned'] as const;
 export type HoldStatus = (typeof HOLD_STATUSES)[number];
 
 /** Stock held for one order line in one location. */
@@ -72,9 +77,12 @@ export interface StockHold {
   location: SupplierLocation;
   quantity: number;
   status: HoldStatus;
+  /** What consuming took off hand (at most `quantity`); a return gives exactly this back. 0 before, and for print on demand. */
+  taken: number;
   placedAt: Date;
   releasedAt: Date | null;
   consumedAt: Date | null;
+  returnedAt: Date | null;
 }
 
 /** One change of a warehouse's on-hand stock. */
@@ -82,7 +90,7 @@ export interface StockAdjustment {
   id: string;
   productUuid: string;
   warehouse: Warehouse;
-  kind: 'set' | 'adjust' | 'consume';
+  kind: 'set' | 'adjust' | 'consume' | 'return';
   delta: number;
   onHandAfter: number;
   reason: string;

@@ -47,6 +47,10 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
     releaseHolds: (_: unknown, args: { orderUuid: string }, ctx: StockContext) => ctx.stock.releaseHolds(ctx.identity, args.orderUuid),
     consumeHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
       ctx.stock.consumeHolds(ctx.identity, args.orderUuid, args.locationCodes),
+    returnHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
+      ctx.stock.returnHolds(ctx.identity, args.orderUuid, args.locationCodes),
+    reconsumeHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
+      ctx.stock.reconsumeHolds(ctx.identity, args.orderUuid, args.holdIds),
   },
   Product: {
     __resolveReference: (ref: { uuid: string }, ctx: StockContext) => ctx.products.load(ref.uuid.toLowerCase()),
@@ -73,6 +77,7 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
     placedAt: (h: StockHold) => iso(h.placedAt),
     releasedAt: (h: StockHold) => isoOrNull(h.releasedAt),
     consumedAt: (h: StockHold) => isoOrNull(h.consumedAt),
+    returnedAt: (h: StockHold) => isoOrNull(h.returnedAt),
   },
   HoldStockResult: {
     __resolveType: (r: HoldResult) => (r.kind === 'held' ? 'StockHeld' : 'StockShort'),

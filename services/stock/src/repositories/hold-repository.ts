@@ -14,15 +14,17 @@ interface HoldRow {
   warehouse_country_code: string | null;
   quantity: number;
   status: HoldStatus;
+  taken: number;
   placed_at: Date;
   released_at: Date | null;
   consumed_at: Date | null;
+  returned_at: Date | null;
 }
 
 const HOLD_SELECT = `
   SELECT h.id::text AS id, h.team_code, h.order_uuid::text AS order_uuid, h.line_number, h.product_uuid::text AS product_uuid,
          p.sku, h.warehouse_id::text AS warehouse_id, w.code AS warehouse_code, w.country_code AS warehouse_country_code,
-         h.quantity, h.status, h.placed_at, h.released_at, h.consumed_at
+         h.quantity, h.status, h.taken, h.placed_at, h.released_at, h.consumed_at, h.returned_at
     FROM stock.stock_hold h
     JOIN stock.product p ON p.uuid = h.product_uuid
     LEFT JOIN stock.warehouse w ON w.id = h.warehouse_id`;
@@ -42,14 +44,16 @@ function toHold(r: HoldRow, podCountryCode: string): StockHold {
         : printOnDemandLocation(podCountryCode),
     quantity: r.quantity,
     status: r.status,
+    taken: r.taken,
     placedAt: r.placed_at,
     releasedAt: r.released_at,
     consumedAt: r.consumed_at,
+    returnedAt: r.returned_at,
   };
 }
 
 /**
- * Serialises every hold change of one order (hold, re-hold, release, consume) with a
+ * Serialises every hold change of one order (hold, re-hold, release, consume, return) with a
  * transaction-scoped advisory lock on the order uuid. Taken before any row lock, always.
  */
 export async function lockOrder(db: Db, orderUuid: string): Promise<void> {
@@ -75,12 +79,40 @@ export async function insertPlacedHolds(
   await db.stockHold.createMany({ data: holds.map((h) => ({ ...h, status: 'placed', placedAt: at })) });
 }
 
-/** Moves placed holds to released or consumed; the ids must be placed holds of a locked order. */
-export async function finishHolds(db: Db, ids: readonly string[], status: 'released' | 'consumed', at: Date): Promise<void> {
+/** Moves placed holds to released; the ids must be placed holds of a locked order. */
+export async function releasePlacedHolds(db: Db, ids: readonly string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
   const updated = await db.stockHold.updateMany({
     where: { id: { in: ids.map((id) => BigInt(id)) }, status: 'placed' },
-    data: status === 'released' ? { status, releasedAt: at } : { status, consumedAt: at },
+    data: { status: 'released', releasedAt: at },
   });
-  if (updated.count !== ids.length) throw new Error(`finishHolds: ${updated.count} of ${ids.length} holds were placed`);
+  if (updated.count !== ids.length) throw new Error(`releasePlacedHolds: ${updated.count} of ${ids.length} holds were placed`);
+}
+
+/**
+ * Moves holds of a locked order from one status to another with what each took off hand:
+ * placed -> consumed (sent), consumed -> returned (back on hand), returned -> consumed (a return
+ * undone). Every hold must be in `from`.
+ */
+export async function moveHolds(
+  db: Db,
+  holds: readonly { id: string; taken: number }[],
+  move: { from: 'placed' | 'consumed' | 'returned'; to: 'consumed' | 'returned' },
+  at: Date,
+): Promise<void> {
+  if (holds.length === 0) return;
+  // consumed_at is when the stock left; returned_at when it came back (cleared when undone).
+  const times =
+    move.to === 'returned' ? 'returned_at = $4' : move.from === 'returned' ? 'consumed_at = $4, returned_at = NULL' : 'consumed_at = $4';
+  const updated = await db.$executeRawUnsafe(
+    `UPDATE stock.stock_hold h SET status = $3, taken = d.taken, ${times}
+       FROM unnest($1::bigint[], $2::int[]) AS d(id, taken)
+      WHERE h.id = d.id AND h.status = $5`,
+    holds.map((h) => h.id),
+    holds.map((h) => h.taken),
+    move.to,
+    at,
+    move.from,
+  );
+  if (updated !== holds.length) throw new Error(`moveHolds: ${updated} of ${holds.length} holds were ${move.from}`);
 }

@@ -2,10 +2,11 @@ import type { Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { allocate, type LinePart, type Shortage } from '../domain/allocation';
 import { authoriseHolds, authoriseWarehouseStockRead, maySeeTeam } from '../domain/authorisation';
+import { byProductThenWarehouse, consumption, giveBack, holdsAt, levelKey, release, returnableHolds, takeAgain, type StockMovePlan } from '../domain/hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
 import { holdLinesViolations, uuidViolations, type HoldLineInput } from '../domain/validation';
-import { finishHolds, holdsOfOrder, insertPlacedHolds, lockOrder } from '../repositories/hold-repository';
+import { holdsOfOrder, insertPlacedHolds, lockOrder, moveHolds, releasePlacedHolds } from '../repositories/hold-repository';
 import { lockProducts } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsOf } from '../repositories/stock-repository';
 import { actorOf, changeWithEvents, nowOf, stockLevelEvents, type StockDeps, type Tx } from './deps';
@@ -73,14 +74,14 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     const before = snapshots(products, levels, new Map());
     // What each enabled warehouse could sell if this order's own holds were given back first.
     const ownHeld = new Map<string, number>();
-    for (const h of existing) if (h.warehouseId) ownHeld.set(key(h.productUuid, h.warehouseId), (ownHeld.get(key(h.productUuid, h.warehouseId)) ?? 0) + h.quantity);
+    for (const h of existing) if (h.warehouseId) ownHeld.set(levelKey(h.productUuid, h.warehouseId), (ownHeld.get(levelKey(h.productUuid, h.warehouseId)) ?? 0) + h.quantity);
     const availability = levels
       .filter((l) => l.warehouse.enabled)
       .map((l) => ({
         warehouseId: l.warehouse.id,
         code: l.warehouse.code,
         productUuid: l.productUuid,
-        available: Math.max(l.onHand - (l.held - (ownHeld.get(key(l.productUuid, l.warehouse.id)) ?? 0)), 0),
+        available: Math.max(l.onHand - (l.held - (ownHeld.get(levelKey(l.productUuid, l.warehouse.id)) ?? 0)), 0),
       }));
     const previous = new Map<number, LinePart[]>();
     for (const h of existing) {
@@ -111,7 +112,7 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     const deltas = new Map<string, { productUuid: string; warehouseId: string; held: number; onHand: number }>();
     const addDelta = (productUuid: string, warehouseId: string | null, held: number) => {
       if (!warehouseId) return;
-      const k = key(productUuid, warehouseId);
+      const k = levelKey(productUuid, warehouseId);
       const d = deltas.get(k) ?? { productUuid, warehouseId, held: 0, onHand: 0 };
       d.held += held;
       deltas.set(k, d);
@@ -119,10 +120,9 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     for (const h of released) addDelta(h.productUuid, h.warehouseId, -h.quantity);
     for (const h of placed) addDelta(h.productUuid, h.warehouseId, h.quantity);
     const at = nowOf(deps);
-    await finishHolds(
+    await releasePlacedHolds(
       tx,
       released.map((h) => h.id),
-      'released',
       at,
     );
     const changedRows = [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse);
@@ -153,32 +153,10 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
 /** Releases every placed hold of the order (cancelled, or back to draft). Again: nothing to do. */
 export async function releaseHolds(deps: StockDeps, identity: Identity, orderUuid: string): Promise<StockHold[]> {
   authoriseHolds(identity);
-  return finishOrderHolds(deps, identity, orderUuid, 'released', () => true);
-}
-
-/**
- * Consumes the order's placed holds (its fulfilments were sent): the stock leaves the warehouse
- * (on hand and held both go down, logged as adjustments of kind `consume`). `locationCodes`
- * limits it to the holds of those supplier locations (one fulfilment each); null: all.
- */
-export async function consumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null): Promise<StockHold[]> {
-  authoriseHolds(identity);
-  return finishOrderHolds(deps, identity, orderUuid, 'consumed', (h) => !locationCodes || locationCodes.includes(h.location.code));
-}
-
-async function finishOrderHolds(
-  deps: StockDeps,
-  identity: Identity,
-  orderUuid: string,
-  status: 'released' | 'consumed',
-  select: (hold: StockHold) => boolean,
-): Promise<StockHold[]> {
-  const violations = uuidViolations(orderUuid, 'orderUuid');
-  if (violations.length > 0) throw Problem.validation(violations);
-  const order = orderUuid.toLowerCase();
+  const order = orderOf(orderUuid);
   return changeWithEvents(deps, async (tx) => {
     await lockOrder(tx, order);
-    const holds = (await holdsOfOrder(tx, order, deps.podCountryCode, 'placed')).filter(select);
+    const holds = await holdsOfOrder(tx, order, deps.podCountryCode, 'placed');
     if (holds.length === 0) return { result: [], events: [] };
     const products = await lockProducts(
       tx,
@@ -190,42 +168,147 @@ async function finishOrderHolds(
     );
     const before = snapshots(products, levels, new Map());
     const at = nowOf(deps);
-    const onHandOf = new Map(levels.map((l) => [key(l.productUuid, l.warehouse.id), l.onHand]));
-    const deltas = new Map<string, { productUuid: string; warehouseId: string; held: number; onHand: number }>();
-    for (const h of holds) {
-      if (!h.warehouseId) continue;
-      const k = key(h.productUuid, h.warehouseId);
-      const d = deltas.get(k) ?? { productUuid: h.productUuid, warehouseId: h.warehouseId, held: 0, onHand: 0 };
-      d.held -= h.quantity;
-      if (status === 'consumed') {
-        // A count set below what orders held leaves less to send than was held: never below 0.
-        const left = (onHandOf.get(k) ?? 0) + d.onHand;
-        const taken = Math.min(h.quantity, left);
-        d.onHand -= taken;
-        await insertAdjustment(tx, {
-          teamCode: h.teamCode,
-          productUuid: h.productUuid,
-          warehouseId: h.warehouseId,
-          kind: 'consume',
-          delta: -taken,
-          onHandAfter: left - taken,
-          reason: `Order ${order} line ${h.lineNumber} sent`,
-          actor: actorOf(identity),
-          at,
-        });
-      }
-      deltas.set(k, d);
-    }
-    await finishHolds(
+    const deltas = release(holds);
+    await releasePlacedHolds(
       tx,
       holds.map((h) => h.id),
-      status,
       at,
     );
-    await applyHoldDeltas(tx, [...deltas.values()].sort(byProductThenWarehouse));
-    const after = snapshots(products, levels, deltas);
-    const finished = holds.map((h) => ({ ...h, status, ...(status === 'released' ? { releasedAt: at } : { consumedAt: at }) }));
-    return { result: finished, events: stockLevelEvents(before, after, at) };
+    await applyHoldDeltas(tx, deltas);
+    const after = snapshots(products, levels, new Map(deltas.map((d) => [levelKey(d.productUuid, d.warehouseId), d])));
+    return { result: holds.map((h) => ({ ...h, status: 'released' as const, releasedAt: at })), events: stockLevelEvents(before, after, at) };
+  });
+}
+
+/**
+ * Consumes the order's placed holds (its fulfilments were sent): the stock leaves the warehouse
+ * (on hand and held both go down, logged as adjustments of kind `consume`). `locationCodes`
+ * limits it to the holds of those supplier locations (one fulfilment each); null: all.
+ */
+export async function consumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null): Promise<StockHold[]> {
+  authoriseHolds(identity);
+  const order = orderOf(orderUuid);
+  return moveOrderHolds(deps, identity, order, {
+    select: (holds) => holdsAt(holds, 'placed', locationCodes),
+    rule: consumption,
+    move: { from: 'placed', to: 'consumed' },
+    kind: 'consume',
+    reason: (h) => `Order ${order} line ${h.lineNumber} sent`,
+    logZero: true,
+  });
+}
+
+/**
+ * Gives the order's consumed stock back to on hand: its fulfilments at those supplier locations
+ * (null: all) were sent but never left the warehouse (the order was cancelled or went back to
+ * holding, or the supplier cancelled them). Each consumed warehouse hold gives back what it took
+ * (adjustment of kind `return`) and becomes `returned`, so returning again changes nothing.
+ * Print-on-demand holds took nothing and stay consumed. `held` does not move: consumed holds no
+ * longer counted there.
+ */
+export async function returnHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null): Promise<StockHold[]> {
+  authoriseHolds(identity);
+  const order = orderOf(orderUuid);
+  return moveOrderHolds(deps, identity, order, {
+    select: (holds) => returnableHolds(holds, locationCodes),
+    rule: giveBack,
+    move: { from: 'consumed', to: 'returned' },
+    kind: 'return',
+    reason: (h) => `Order ${order} line ${h.lineNumber} not dispatched: back on hand`,
+    logZero: false,
+  });
+}
+
+/**
+ * Compensation of returnHolds: the order change that returned these holds did not commit, so the
+ * order still counts them as sent. The named returned holds of the order take their stock off
+ * hand again (adjustments of kind `consume`) and are consumed again; holds not returned (any
+ * more) are left alone, so undoing twice changes nothing.
+ */
+export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+  authoriseHolds(identity);
+  const violations = [
+    ...uuidViolations(orderUuid, 'orderUuid'),
+    ...holdIds.flatMap((id, i) => (/^[1-9][0-9]{0,18}$/.test(id) ? [] : [{ property: `holdIds[${i}]`, message: 'A hold id (a positive integer).' }])),
+  ];
+  if (violations.length > 0) throw Problem.validation(violations);
+  const order = orderUuid.toLowerCase();
+  const ids = new Set(holdIds);
+  return moveOrderHolds(deps, identity, order, {
+    select: (holds) => holdsAt(holds, 'returned').filter((h) => ids.has(h.id)),
+    rule: takeAgain,
+    move: { from: 'returned', to: 'consumed' },
+    kind: 'consume',
+    reason: (h) => `Order ${order} line ${h.lineNumber} sent (return undone)`,
+    logZero: false,
+  });
+}
+
+function orderOf(orderUuid: string): string {
+  const violations = uuidViolations(orderUuid, 'orderUuid');
+  if (violations.length > 0) throw Problem.validation(violations);
+  return orderUuid.toLowerCase();
+}
+
+/**
+ * One move of an order's holds that changes on-hand stock (consume, return, undo a return): under
+ * the order's lock, then its products' locks in uuid order, as every hold change; one adjustment
+ * per hold that moved stock, the holds' new status with what each took, the stock rows, and one
+ * `stock-level.changed` per product whose figure changed.
+ */
+async function moveOrderHolds(
+  deps: StockDeps,
+  identity: Identity,
+  order: string,
+  how: {
+    select: (holds: StockHold[]) => StockHold[];
+    rule: (holds: readonly StockHold[], onHand: ReadonlyMap<string, number>) => StockMovePlan;
+    move: { from: 'placed' | 'consumed' | 'returned'; to: 'consumed' | 'returned' };
+    kind: 'consume' | 'return';
+    reason: (hold: StockHold) => string;
+    /** Log a hold that moved nothing (consuming stock a count had already taken away). */
+    logZero: boolean;
+  },
+): Promise<StockHold[]> {
+  return changeWithEvents(deps, async (tx) => {
+    await lockOrder(tx, order);
+    const holds = how.select(await holdsOfOrder(tx, order, deps.podCountryCode, how.move.from));
+    if (holds.length === 0) return { result: [], events: [] };
+    const products = await lockProducts(
+      tx,
+      holds.map((h) => h.productUuid),
+    );
+    const levels = await levelsOf(
+      tx,
+      products.map((p) => p.uuid),
+    );
+    const before = snapshots(products, levels, new Map());
+    const at = nowOf(deps);
+    const plan = how.rule(holds, new Map(levels.map((l) => [levelKey(l.productUuid, l.warehouse.id), l.onHand])));
+    const taken = new Map(plan.moves.map((m) => [m.hold.id, m.taken]));
+    for (const m of plan.moves) {
+      if (m.delta === 0 && !how.logZero) continue;
+      await insertAdjustment(tx, {
+        teamCode: m.hold.teamCode,
+        productUuid: m.hold.productUuid,
+        warehouseId: m.hold.warehouseId!,
+        kind: how.kind,
+        delta: m.delta,
+        onHandAfter: m.onHandAfter,
+        reason: how.reason(m.hold),
+        actor: actorOf(identity),
+        at,
+      });
+    }
+    // A print-on-demand hold moves status only: it takes nothing.
+    const moved = holds.map((h) => ({ ...h, status: how.move.to, taken: taken.get(h.id) ?? 0 }));
+    await moveHolds(tx, moved, how.move, at);
+    await applyHoldDeltas(tx, plan.deltas);
+    const after = snapshots(products, levels, new Map(plan.deltas.map((d) => [levelKey(d.productUuid, d.warehouseId), d])));
+    const result = moved.map((h) =>
+      how.move.to === 'returned' ? { ...h, returnedAt: at } : how.move.from === 'returned' ? { ...h, consumedAt: at, returnedAt: null } : { ...h, consumedAt: at },
+    );
+    return { result, events: stockLevelEvents(before, after, at) };
   });
 }
 
@@ -235,14 +318,6 @@ export async function orderHolds(deps: StockDeps, identity: Identity, orderUuid:
   if (uuidViolations(orderUuid, 'orderUuid').length > 0) return [];
   const holds = await holdsOfOrder(deps.prisma, orderUuid.toLowerCase(), deps.podCountryCode);
   return holds.filter((h) => maySeeTeam(identity, h.teamCode));
-}
-
-function key(productUuid: string, warehouseId: string): string {
-  return `${productUuid}|${warehouseId}`;
-}
-
-function byProductThenWarehouse(a: { productUuid: string; warehouseId: string }, b: { productUuid: string; warehouseId: string }): number {
-  return a.productUuid < b.productUuid ? -1 : a.productUuid > b.productUuid ? 1 : a.warehouseId < b.warehouseId ? -1 : a.warehouseId > b.warehouseId ? 1 : 0;
 }
 
 /**
@@ -256,7 +331,7 @@ function snapshots(
 ): FigureSnapshot[] {
   const byProduct = new Map<string, WarehouseLevel[]>();
   for (const l of levels) {
-    const d = deltas.get(key(l.productUuid, l.warehouse.id));
+    const d = deltas.get(levelKey(l.productUuid, l.warehouse.id));
     const list = byProduct.get(l.productUuid) ?? [];
     list.push({ warehouseEnabled: l.warehouse.enabled, onHand: Math.max(l.onHand + (d?.onHand ?? 0), 0), held: l.held + (d?.held ?? 0) });
     byProduct.set(l.productUuid, list);

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import type { Identity } from '@pf/platform/identity';
 import type { StockDeps } from './deps';
-import { consumeHolds, holdStock, orderHolds, releaseHolds, type HoldStockInput } from './holds';
+import { consumeHolds, holdStock, orderHolds, reconsumeHolds, releaseHolds, returnHolds, type HoldStockInput } from './holds';
 import { applyCatalogProductEvent } from './product-read-model';
 import { adjustStock, productStocks, setStock, stockAdjustments, stockLevels, stockLevelsOf, warehouseStockOf, type AdjustStockInput, type ProductStock, type SetStockInput } from './stock';
 import { createWarehouse, getWarehouse, listWarehouses, updateWarehouse, type CreateWarehouseInput, type UpdateWarehouseInput } from './warehouses';
@@ -56,6 +56,12 @@ export class StockUseCases {
   }
   consumeHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
     return consumeHolds(this.deps, identity, orderUuid, locationCodes);
+  }
+  returnHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
+    return returnHolds(this.deps, identity, orderUuid, locationCodes);
+  }
+  reconsumeHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
+    return reconsumeHolds(this.deps, identity, orderUuid, holdIds);
   }
   orderHolds(identity: Identity, orderUuid: string) {
     return orderHolds(this.deps, identity, orderUuid);

@@ -1,0 +1,141 @@
+import { consumption, giveBack, holdsAt, levelKey, release, returnableHolds, takeAgain } from './hold-stock-moves';
+import { printOnDemandLocation, warehouseLocation, type StockHold } from './model';
+
+const P = '00000000-0000-4000-8000-000000000001';
+const Q = '00000000-0000-4000-8000-000000000002';
+const A = 'aaaaaaaa-0000-4000-8000-000000000000';
+const B = 'bbbbbbbb-0000-4000-8000-000000000000';
+const codeOf: Record<string, string> = { [A]: 'a', [B]: 'b' };
+
+let nextId = 1;
+function hold(h: Partial<StockHold> & Pick<StockHold, 'productUuid' | 'warehouseId' | 'quantity'>): StockHold {
+  return {
+    id: String(nextId++),
+    teamCode: 't',
+    orderUuid: 'order',
+    lineNumber: 1,
+    sku: null,
+    location: h.warehouseId ? warehouseLocation({ code: codeOf[h.warehouseId]!, countryCode: 'GB' }) : printOnDemandLocation('GB'),
+    status: 'placed',
+    taken: 0,
+    placedAt: new Date(0),
+    releasedAt: null,
+    consumedAt: null,
+    returnedAt: null,
+    ...h,
+  };
+}
+
+const onHand = (entries: [string, string, number][]) => new Map(entries.map(([p, w, n]) => [levelKey(p, w), n]));
+
+describe('consuming placed holds', () => {
+  it('takes each hold off hand and off held, per stock row, in product then warehouse order', () => {
+    const holds = [
+      hold({ productUuid: Q, warehouseId: A, quantity: 2 }),
+      hold({ productUuid: P, warehouseId: B, quantity: 3 }),
+      hold({ productUuid: P, warehouseId: A, quantity: 1, lineNumber: 2 }),
+    ];
+    const plan = consumption(holds, onHand([[P, A, 10], [P, B, 3], [Q, A, 5]]));
+    expect(plan.deltas).toEqual([
+      { productUuid: P, warehouseId: A, held: -1, onHand: -1 },
+      { productUuid: P, warehouseId: B, held: -3, onHand: -3 },
+      { productUuid: Q, warehouseId: A, held: -2, onHand: -2 },
+    ]);
+    expect(plan.moves.map((m) => [m.hold.id, m.delta, m.onHandAfter, m.taken])).toEqual([
+      [holds[0]!.id, -2, 3, 2],
+      [holds[1]!.id, -3, 0, 3],
+      [holds[2]!.id, -1, 9, 1],
+    ]);
+  });
+
+  it('never takes more than is on hand: a count below what orders held leaves less to take (two lines sharing a row)', () => {
+    const holds = [hold({ productUuid: P, warehouseId: A, quantity: 3 }), hold({ productUuid: P, warehouseId: A, quantity: 3, lineNumber: 2 })];
+    const plan = consumption(holds, onHand([[P, A, 4]]));
+    expect(plan.deltas).toEqual([{ productUuid: P, warehouseId: A, held: -6, onHand: -4 }]);
+    expect(plan.moves.map((m) => [m.delta, m.onHandAfter, m.taken])).toEqual([
+      [-3, 1, 3],
+      [-1, 0, 1],
+    ]);
+    // Nothing left: a 0 move (never -0).
+    const empty = consumption([hold({ productUuid: P, warehouseId: A, quantity: 2 })], onHand([[P, A, 0]]));
+    expect(Object.is(empty.moves[0]!.delta, 0)).toBe(true);
+    expect(empty.moves[0]!.taken).toBe(0);
+  });
+
+  it('print on demand moves no stock', () => {
+    expect(consumption([hold({ productUuid: P, warehouseId: null, quantity: 500 })], new Map())).toEqual({ deltas: [], moves: [] });
+  });
+});
+
+describe('releasing placed holds', () => {
+  it('lowers held only', () => {
+    expect(release([hold({ productUuid: P, warehouseId: A, quantity: 2 }), hold({ productUuid: P, warehouseId: null, quantity: 9 })])).toEqual([
+      { productUuid: P, warehouseId: A, held: -2, onHand: 0 },
+    ]);
+  });
+});
+
+describe('returning consumed holds', () => {
+  const consumedAt = new Date(1);
+  const sent = (h: Parameters<typeof hold>[0] & { taken: number }) => hold({ status: 'consumed', consumedAt, ...h });
+
+  it('selects the consumed warehouse holds at the given locations (all when none are given); print on demand has nothing to return', () => {
+    const atA = sent({ productUuid: P, warehouseId: A, quantity: 2, taken: 2 });
+    const atB = sent({ productUuid: P, warehouseId: B, quantity: 1, taken: 1 });
+    const pod = sent({ productUuid: Q, warehouseId: null, quantity: 5, taken: 0 });
+    const placed = hold({ productUuid: Q, warehouseId: A, quantity: 1 });
+    const returned = hold({ productUuid: Q, warehouseId: A, quantity: 1, status: 'returned', taken: 1, consumedAt, returnedAt: consumedAt });
+    const all = [atA, atB, pod, placed, returned];
+    expect(returnableHolds(all, ['a'])).toEqual([atA]);
+    expect(returnableHolds(all, ['b', 'print-on-demand'])).toEqual([atB]);
+    expect(returnableHolds(all, null)).toEqual([atA, atB]);
+    expect(returnableHolds(all, [])).toEqual([]);
+    expect(holdsAt(all, 'returned')).toEqual([returned]);
+  });
+
+  it('gives back exactly what each took, held untouched', () => {
+    const holds = [
+      sent({ productUuid: P, warehouseId: A, quantity: 3, taken: 3 }),
+      sent({ productUuid: P, warehouseId: A, quantity: 3, taken: 1, lineNumber: 2 }),
+      sent({ productUuid: Q, warehouseId: B, quantity: 2, taken: 0 }),
+    ];
+    const plan = giveBack(holds, onHand([[P, A, 5], [Q, B, 0]]));
+    expect(plan.deltas).toEqual([
+      { productUuid: P, warehouseId: A, held: 0, onHand: 4 },
+      { productUuid: Q, warehouseId: B, held: 0, onHand: 0 },
+    ]);
+    expect(plan.moves.map((m) => [m.delta, m.onHandAfter, m.taken])).toEqual([
+      [3, 8, 3],
+      [1, 9, 1],
+      [0, 0, 0],
+    ]);
+  });
+
+  it('a return undone takes again what came back, as far as it is still there', () => {
+    const holds = [
+      hold({ productUuid: P, warehouseId: A, quantity: 3, status: 'returned', taken: 3 }),
+      hold({ productUuid: P, warehouseId: A, quantity: 2, status: 'returned', taken: 2, lineNumber: 2 }),
+    ];
+    // Someone counted 4 meanwhile: the second line finds 1.
+    const plan = takeAgain(holds, onHand([[P, A, 4]]));
+    expect(plan.deltas).toEqual([{ productUuid: P, warehouseId: A, held: 0, onHand: -4 }]);
+    expect(plan.moves.map((m) => [m.delta, m.onHandAfter, m.taken])).toEqual([
+      [-3, 1, 3],
+      [-1, 0, 1],
+    ]);
+  });
+
+  it('consume, return, undo: on hand ends where consuming left it', () => {
+    const placed = [hold({ productUuid: P, warehouseId: A, quantity: 4 })];
+    const start = 10;
+    const c = consumption(placed, onHand([[P, A, start]]));
+    const afterConsume = start + c.deltas[0]!.onHand;
+    const consumed = placed.map((h, i) => ({ ...h, status: 'consumed' as const, taken: c.moves[i]!.taken }));
+    const r = giveBack(consumed, onHand([[P, A, afterConsume]]));
+    const afterReturn = afterConsume + r.deltas[0]!.onHand;
+    expect(afterReturn).toBe(start);
+    const returned = consumed.map((h) => ({ ...h, status: 'returned' as const }));
+    const u = takeAgain(returned, onHand([[P, A, afterReturn]]));
+    expect(afterReturn + u.deltas[0]!.onHand).toBe(afterConsume);
+  });
+});

@@ -1,0 +1,116 @@
+import type { StockHold } from './model';
+
+/**
+ * What a hold's lifecycle does to the stock rows, as pure rules:
+ *
+ * - consuming a placed hold (its fulfilment was sent) lowers `held` by its quantity and `on_hand`
+ *   by what is there of it (a count set below what orders held leaves less: never below 0);
+ *   what it took is kept on the hold (`taken`);
+ * - returning a consumed hold (its fulfilment never left the warehouse: cancelled or discarded)
+ *   gives exactly `taken` back to `on_hand`; `held` does not move (the hold stopped counting
+ *   there when it was consumed);
+ * - re-consuming a returned hold (the change that returned it did not commit) takes it off hand
+ *   again, like consuming, without touching `held`.
+ *
+ * Print-on-demand holds (no warehouse) hold and take no stock: they move nothing.
+ */
+
+/** The change of one stock row (a product in a warehouse). */
+export interface LevelDelta {
+  productUuid: string;
+  warehouseId: string;
+  held: number;
+  onHand: number;
+}
+
+/** One hold's change of on-hand stock, as the adjustments log records it. */
+export interface OnHandMove {
+  hold: StockHold;
+  /** Negative: taken off hand; positive: given back. */
+  delta: number;
+  onHandAfter: number;
+  /** What the hold has taken off hand once moved (kept when returned: what came back). */
+  taken: number;
+}
+
+export interface StockMovePlan {
+  /** Per stock row, in product then warehouse order (the order rows are updated in). */
+  deltas: LevelDelta[];
+  /** One per warehouse hold, in the holds' order. */
+  moves: OnHandMove[];
+}
+
+/** `product|warehouse`: the key of a stock row in the maps these rules take. */
+export function levelKey(productUuid: string, warehouseId: string): string {
+  return `${productUuid}|${warehouseId}`;
+}
+
+/** The holds in `status` at the given supplier locations (null or undefined: every location). */
+export function holdsAt(holds: readonly StockHold[], status: StockHold['status'], locationCodes?: readonly string[] | null): StockHold[] {
+  return holds.filter((h) => h.status === status && (!locationCodes || locationCodes.includes(h.location.code)));
+}
+
+/**
+ * The consumed holds a return gives back: at those locations, from a warehouse. A
+ * print-on-demand hold took nothing off hand: it has nothing to return and stays consumed.
+ */
+export function returnableHolds(holds: readonly StockHold[], locationCodes?: readonly string[] | null): StockHold[] {
+  return holdsAt(holds, 'consumed', locationCodes).filter((h) => h.warehouseId !== null);
+}
+
+/** Releasing placed holds (never sent): `held` goes down by their quantities, on hand stays. */
+export function release(holds: readonly StockHold[]): LevelDelta[] {
+  return plan(holds, new Map(), (h) => ({ held: -h.quantity, onHand: 0, taken: 0 })).deltas;
+}
+
+/** Consuming placed holds; `onHand` is each stock row's on-hand stock before. */
+export function consumption(holds: readonly StockHold[], onHand: ReadonlyMap<string, number>): StockMovePlan {
+  return plan(holds, onHand, (h, left) => {
+    const taken = Math.min(h.quantity, left);
+    return { held: -h.quantity, onHand: negative(taken), taken };
+  });
+}
+
+/** Returning consumed holds: each gives back what it took. */
+export function giveBack(holds: readonly StockHold[], onHand: ReadonlyMap<string, number>): StockMovePlan {
+  return plan(holds, onHand, (h) => ({ held: 0, onHand: h.taken, taken: h.taken }));
+}
+
+/** Re-consuming returned holds: each takes again what it gave back, as far as it is still there. */
+export function takeAgain(holds: readonly StockHold[], onHand: ReadonlyMap<string, number>): StockMovePlan {
+  return plan(holds, onHand, (h, left) => {
+    const taken = Math.min(h.taken, left);
+    return { held: 0, onHand: negative(taken), taken };
+  });
+}
+
+/** -n without a -0 (it would be stored as 0 but compare unequal in tests and logs). */
+function negative(n: number): number {
+  return n === 0 ? 0 : -n;
+}
+
+function plan(
+  holds: readonly StockHold[],
+  onHand: ReadonlyMap<string, number>,
+  effect: (hold: StockHold, onHandLeft: number) => { held: number; onHand: number; taken: number },
+): StockMovePlan {
+  const deltas = new Map<string, LevelDelta>();
+  const moves: OnHandMove[] = [];
+  for (const h of holds) {
+    if (!h.warehouseId) continue;
+    const k = levelKey(h.productUuid, h.warehouseId);
+    const d = deltas.get(k) ?? { productUuid: h.productUuid, warehouseId: h.warehouseId, held: 0, onHand: 0 };
+    // Earlier holds of this change on the same row count: two lines from one warehouse share it.
+    const left = Math.max((onHand.get(k) ?? 0) + d.onHand, 0);
+    const e = effect(h, left);
+    d.held += e.held;
+    d.onHand += e.onHand;
+    deltas.set(k, d);
+    moves.push({ hold: h, delta: e.onHand, onHandAfter: left + e.onHand, taken: e.taken });
+  }
+  return { deltas: [...deltas.values()].sort(byProductThenWarehouse), moves };
+}
+
+export function byProductThenWarehouse(a: { productUuid: string; warehouseId: string }, b: { productUuid: string; warehouseId: string }): number {
+  return a.productUuid < b.productUuid ? -1 : a.productUuid > b.productUuid ? 1 : a.warehouseId < b.warehouseId ? -1 : a.warehouseId > b.warehouseId ? 1 : 0;
+}
