@@ -19,12 +19,20 @@ export type HoldOutcome = { kind: 'held'; lines: HeldLine[] } | { kind: 'short';
 
 /**
  * What orders needs from the stock service: its hold API. Holding again for the same order
- * replaces the order's placed holds atomically; releasing or consuming again does nothing.
+ * replaces the order's placed holds atomically; releasing, consuming or returning again does
+ * nothing.
  */
 export interface StockApi {
   holdStock(input: { teamCode: string; orderUuid: string; lines: HoldLine[] }): Promise<HoldOutcome>;
   releaseHolds(orderUuid: string): Promise<void>;
   consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void>;
+  /**
+   * Gives the stock consumed for the order's fulfilments at these supplier locations (sent, never
+   * dispatched) back to on hand; the ids of the holds returned (none when nothing was left to return).
+   */
+  returnHolds(orderUuid: string, locationCodes: readonly string[]): Promise<string[]>;
+  /** Undoes returnHolds for these holds (the change that returned them did not commit). */
+  reconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
 }
 
 /** The stock service did not give a usable answer (down, timed out, an unexpected error). */
@@ -42,6 +50,8 @@ const HOLD = /* GraphQL */ `
   }`;
 const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!) { releaseHolds(orderUuid: $orderUuid) { lineNumber } }`;
 const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber } }`;
+const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
+const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
 
 interface GraphQLAnswer {
   data?: Record<string, any> | null;
@@ -94,6 +104,16 @@ export class StockClient implements StockApi {
 
   async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void> {
     await this.call(CONSUME, { orderUuid, locationCodes: locationCodes ?? null });
+  }
+
+  async returnHolds(orderUuid: string, locationCodes: readonly string[]): Promise<string[]> {
+    const data = await this.call(RETURN, { orderUuid, locationCodes });
+    if (!Array.isArray(data.returnHolds)) throw new StockUnavailableError('returnHolds gave no result');
+    return data.returnHolds.map((h: { id: string }) => h.id);
+  }
+
+  async reconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
+    await this.call(RECONSUME, { orderUuid, holdIds });
   }
 
   private bearer(): string {

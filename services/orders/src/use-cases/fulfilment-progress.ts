@@ -14,7 +14,7 @@ import { insertTracking, lockOrderOfFulfilment } from '../repositories/order-rep
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { stateForbids } from './change-order';
-import { changeContext, moveFulfilments, saveOrder } from './transitions';
+import { changeContext, moveFulfilments, returnConsumedStock, saveOrder } from './transitions';
 
 export interface TrackingDetailInput {
   carrier?: string | null;
@@ -58,7 +58,8 @@ function fulfilmentNotFound(): Problem {
  * Back-office or supplier: a fulfilment's progress (dispatched with tracking, back-order, failed,
  * returned, cancelled, invalid, processing again). One `fulfilment.status-changed` with the
  * fulfilment's SKUs, one `fulfilment.tracking-created` when tracking came with it, and the order's
- * status follows (section 3's final statuses) with its own event.
+ * status follows (section 3's final statuses) with its own event. A sent fulfilment the supplier
+ * cancels gives its consumed stock back to on hand (returnsConsumedStock).
  */
 export async function recordFulfilmentProgress(
   deps: OrdersDeps,
@@ -85,7 +86,13 @@ export async function recordFulfilmentProgress(
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: `fulfilment-${to}`, reason: input.reason ?? null });
     const now = ctx.now;
     const next: Order = { ...order, updatedAt: now };
-    moveFulfilments(ctx, next, (f) => (f.uuid === fulfilment.uuid ? to : null));
+    const moved = moveFulfilments(ctx, next, (f) => (f.uuid === fulfilment.uuid ? to : null));
+    // The supplier cancelled a fulfilment it had not dispatched: its stock is back on hand.
+    await returnConsumedStock(
+      ctx,
+      order.uuid,
+      moved.map((c) => ({ from: c.from, to: c.status, f: c.f })),
+    );
     next.status = deriveFromFulfilments(order.status, next.fulfilments.map((f) => f.status));
     if (tracking.length > 0) {
       await insertTracking(tx, fulfilment.uuid, tracking, now);

@@ -100,6 +100,49 @@ export async function releaseHolds(ctx: ChangeContext, order: Order): Promise<vo
   restoreHolds(ctx, order);
 }
 
+/**
+ * Fulfilments that were sent and not dispatched: their holds were consumed (the stock left on
+ * hand) but the goods never left the supplier location.
+ */
+const SENT_NOT_DISPATCHED: readonly FulfilmentStatus[] = ['processing', 'back-order', 'invalid'];
+
+/**
+ * Whether a fulfilment going from `from` to `to` gives its consumed stock back to on hand: it was
+ * sent and not dispatched, and it is cancelled (with its order, or by its supplier) or discarded
+ * (the order went back before confirmation). Not when it `failed`: what a failure left on the
+ * shelf is unknown, and a count puts it right (docs/orders.md, "When consumed stock comes back").
+ * A draft's holds were never consumed (they are released); a dispatched one's stock has gone.
+ */
+export function returnsConsumedStock(from: FulfilmentStatus, to: FulfilmentStatus | 'discarded'): boolean {
+  return SENT_NOT_DISPATCHED.includes(from) && (to === 'cancelled' || to === 'discarded');
+}
+
+/** The supplier locations whose consumed stock these fulfilment moves give back (one fulfilment per location). */
+export function locationsGivingBack(moves: readonly { from: FulfilmentStatus; to: FulfilmentStatus | 'discarded'; f: Pick<Fulfilment, 'supplierLocation'> }[]): string[] {
+  return [...new Set(moves.filter((m) => returnsConsumedStock(m.from, m.to)).map((m) => m.f.supplierLocation.code))].sort();
+}
+
+/**
+ * Gives the stock consumed for these fulfilment moves back to on hand (stock's returnHolds for
+ * their supplier locations), compensated by consuming it again if the change does not commit.
+ */
+export async function returnConsumedStock(
+  ctx: ChangeContext,
+  orderUuid: string,
+  moves: readonly { from: FulfilmentStatus; to: FulfilmentStatus | 'discarded'; f: Pick<Fulfilment, 'supplierLocation'> }[],
+): Promise<void> {
+  const codes = locationsGivingBack(moves);
+  if (codes.length === 0) return;
+  let returned: string[];
+  try {
+    returned = await ctx.deps.stock.returnHolds(orderUuid, codes);
+  } catch (err) {
+    if (err instanceof StockUnavailableError) throw stockUnavailable();
+    throw err;
+  }
+  if (returned.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.reconsumeHolds(orderUuid, returned));
+}
+
 /** Fulfilments as they are once written (drafts). */
 export function asDraftFulfilments(built: ReturnType<typeof buildFulfilments>, at: Date): Fulfilment[] {
   return built.map((f) => ({ ...f, status: 'draft' as const, trackingDetails: [], createdAt: at, updatedAt: at }));
@@ -189,11 +232,24 @@ export async function applyMove(
       await ensureFulfilments(ctx, order, next, opts.shippingMethodCode);
       await sendFulfilments(ctx, next);
       break;
-    case 'cancel-open':
-      moveFulfilments(ctx, next, (f) => (FINISHED_FULFILMENT_STATUSES.includes(f.status) ? null : 'cancelled'));
+    case 'cancel-open': {
+      const cancelled = moveFulfilments(ctx, next, (f) => (FINISHED_FULFILMENT_STATUSES.includes(f.status) ? null : 'cancelled'));
+      // Sent and never dispatched: what was taken off hand for them is there again.
+      await returnConsumedStock(
+        ctx,
+        order.uuid,
+        cancelled.map((c) => ({ from: c.from, to: c.status, f: c.f })),
+      );
       break;
+    }
     case 'discard':
-      // Back before confirmation: the fulfilments go. A supplier that had one is told it is cancelled.
+      // Back before confirmation: the fulfilments go, and the stock consumed for those sent comes back.
+      await returnConsumedStock(
+        ctx,
+        order.uuid,
+        next.fulfilments.map((f) => ({ from: f.status, to: 'discarded' as const, f })),
+      );
+      // A supplier that had one is told it is cancelled.
       for (const f of next.fulfilments) if (f.status !== 'draft' && !FINISHED_FULFILMENT_STATUSES.includes(f.status)) {
         ctx.unit.events.push(orderEvents.fulfilmentStatusChanged(next, f, f.status, 'cancelled'));
       }
