@@ -155,18 +155,9 @@ export async function releaseHolds(deps: StockDeps, identity: Identity, orderUui
   authoriseHolds(identity);
   const order = orderOf(orderUuid);
   return changeWithEvents(deps, async (tx) => {
-    await lockOrder(tx, order);
-    const holds = await holdsOfOrder(tx, order, deps.podCountryCode, 'placed');
-    if (holds.length === 0) return { result: [], events: [] };
-    const products = await lockProducts(
-      tx,
-      holds.map((h) => h.productUuid),
-    );
-    const levels = await levelsOf(
-      tx,
-      products.map((p) => p.uuid),
-    );
-    const before = snapshots(products, levels, new Map());
+    const locked = await lockOrderHolds(deps, tx, order, 'placed', (holds) => holds);
+    if (!locked) return { result: [], events: [] };
+    const { holds, products, levels, before } = locked;
     const at = nowOf(deps);
     const deltas = release(holds);
     await releasePlacedHolds(
@@ -244,6 +235,32 @@ export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderU
   });
 }
 
+/**
+ * The order's holds in `status` that `select` keeps, under the order's advisory lock and then the
+ * locks of their products in uuid order (every hold change locks in this order: no deadlocks),
+ * with the products' stock rows and figures before the change; null when there are none.
+ */
+async function lockOrderHolds(
+  deps: StockDeps,
+  tx: Tx,
+  order: string,
+  status: StockHold['status'],
+  select: (holds: StockHold[]) => StockHold[],
+): Promise<{ holds: StockHold[]; products: ProductFacts[]; levels: WarehouseStock[]; before: FigureSnapshot[] } | null> {
+  await lockOrder(tx, order);
+  const holds = select(await holdsOfOrder(tx, order, deps.podCountryCode, status));
+  if (holds.length === 0) return null;
+  const products = await lockProducts(
+    tx,
+    holds.map((h) => h.productUuid),
+  );
+  const levels = await levelsOf(
+    tx,
+    products.map((p) => p.uuid),
+  );
+  return { holds, products, levels, before: snapshots(products, levels, new Map()) };
+}
+
 function orderOf(orderUuid: string): string {
   const violations = uuidViolations(orderUuid, 'orderUuid');
   if (violations.length > 0) throw Problem.validation(violations);
@@ -271,18 +288,9 @@ async function moveOrderHolds(
   },
 ): Promise<StockHold[]> {
   return changeWithEvents(deps, async (tx) => {
-    await lockOrder(tx, order);
-    const holds = how.select(await holdsOfOrder(tx, order, deps.podCountryCode, how.move.from));
-    if (holds.length === 0) return { result: [], events: [] };
-    const products = await lockProducts(
-      tx,
-      holds.map((h) => h.productUuid),
-    );
-    const levels = await levelsOf(
-      tx,
-      products.map((p) => p.uuid),
-    );
-    const before = snapshots(products, levels, new Map());
+    const locked = await lockOrderHolds(deps, tx, order, how.move.from, how.select);
+    if (!locked) return { result: [], events: [] };
+    const { holds, products, levels, before } = locked;
     const at = nowOf(deps);
     const plan = how.rule(holds, new Map(levels.map((l) => [levelKey(l.productUuid, l.warehouse.id), l.onHand])));
     const taken = new Map(plan.moves.map((m) => [m.hold.id, m.taken]));
