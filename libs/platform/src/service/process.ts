@@ -75,6 +75,7 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
 
   const root = express();
   root.disable('x-powered-by');
+  root.disable('etag');
   lifecycle.mountHealth(root);
   root.use(instance.app);
   const server = http.createServer(root);
