@@ -34,9 +34,11 @@ export const ordersService: ServiceDefinition = {
     const prisma = createPrismaClient(deps.databaseUrl, cfg.ORDERS_PRISMA_POOL_MAX);
     const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX);
     pool.on('error', (err) => deps.logger.warn({ err }, 'idle database connection failed'));
-    const stock: StockApi = new StockClient({
+    const stock = new StockClient({
       url: cfg.STOCK_URL,
       timeoutMs: cfg.STOCK_TIMEOUT_MS,
+      // Holds are asked inside an order transaction: no more calls are in flight than connections.
+      connections: cfg.ORDERS_DB_POOL_MAX,
       jwt: { ...deps.jwt, key: cfg.JWT_SIGNING_KEY ?? deps.jwt.key, expiresInSeconds: 300 },
     });
     const orders = new OrdersUseCases({ pool, prisma, stock, countdownSeconds: cfg.ORDER_COUNTDOWN_SECONDS, logger: deps.logger });
@@ -62,6 +64,7 @@ export const ordersService: ServiceDefinition = {
       onStop: async () => {
         await prisma.$disconnect();
         await pool.end();
+        await stock.close();
       },
       introspection: cfg.NODE_ENV !== 'production',
     });

@@ -1,3 +1,4 @@
+import { Pool } from 'undici';
 import { signIdentity, type JwtSignOptions } from '@pf/platform/identity';
 import { isProblemTransport, Problem } from '@pf/platform/problems';
 import type { HeldLine } from '../domain/fulfilments';
@@ -64,14 +65,28 @@ interface GraphQLAnswer {
  */
 export class StockClient implements StockApi {
   private token?: { value: string; renewAt: number };
+  /** Keep-alive connections: a hold costs one round trip, not a connection set-up (and not fetch's overhead). */
+  private readonly pool: Pool;
+  private readonly path: string;
 
   constructor(
     private readonly opts: {
       url: string;
       jwt: JwtSignOptions;
       timeoutMs: number;
+      /** Connections kept to the stock service; calls beyond them queue. */
+      connections: number;
     },
-  ) {}
+  ) {
+    const url = new URL(opts.url);
+    this.path = url.pathname + url.search;
+    this.pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+  }
+
+  /** Closes the connections (service shutdown). */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
 
   async holdStock(input: { teamCode: string; orderUuid: string; lines: HoldLine[] }): Promise<HoldOutcome> {
     let data: Record<string, any>;
@@ -131,13 +146,14 @@ export class StockClient implements StockApi {
   private async call(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> {
     let answer: GraphQLAnswer;
     try {
-      const res = await fetch(this.opts.url, {
+      const res = await this.pool.request({
+        path: this.path,
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${this.bearer()}` },
         body: JSON.stringify({ query, variables }),
         signal: AbortSignal.timeout(this.opts.timeoutMs),
       });
-      answer = (await res.json()) as GraphQLAnswer;
+      answer = (await res.body.json()) as GraphQLAnswer;
     } catch (err) {
       throw new StockUnavailableError(`The stock service did not answer: ${(err as Error).message}`, { cause: err });
     }
