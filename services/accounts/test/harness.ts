@@ -1,14 +1,11 @@
-import http from 'node:http';
-import express from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import type { EventBus } from '@pf/platform/bus/bus';
-import { InMemoryEventBus } from '@pf/platform/bus/memory';
-import { listen, closeServer } from '@pf/platform/http/lifecycle';
-import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
-import { createLogger } from '@pf/platform/logging';
+import type { Identity, JwtSignOptions } from '@pf/platform/identity';
 import type { ServiceInstance } from '@pf/platform/service/service';
-import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
-import { accountsService, ACCOUNTS_MIGRATIONS_DIR } from '../src';
+import { graphqlClient, type GraphQLClient } from '@pf/platform/testing/graphql-client';
+import type { TestDatabase } from '@pf/platform/testing/infra';
+import { serveOnTestDatabase } from '@pf/platform/testing/served-service';
+import { accountsService } from '../src';
 
 export const jwtOptions: JwtSignOptions = {
   algorithm: 'HS256',
@@ -23,78 +20,20 @@ export const edge: Identity = { kind: 'service', service: 'rest-edge' };
 export const backOffice = (teamCode: string): Identity => ({ kind: 'backoffice', teamCode, userId: `user@${teamCode}` });
 export const channelIdentity = (teamCode: string, channelId: string): Identity => ({ kind: 'channel', teamCode, channelId });
 
-export interface GraphQLResponse<D = Record<string, any>> {
-  data?: D | null;
-  errors?: { message: string; path?: string[]; extensions?: Record<string, any> }[];
-}
-
 /** The accounts service on a fresh, migrated database, served over real HTTP. */
-export interface AccountsHarness {
+export interface AccountsHarness extends GraphQLClient {
   db: TestDatabase;
   /** For looking at rows directly (outbox, hashes). */
   pool: pg.Pool;
   instance: ServiceInstance;
   url: string;
-  gql<D = Record<string, any>>(identity: Identity | null, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<D>>;
-  /** Like gql, but fails the test on any error and returns data. */
-  ok<D = Record<string, any>>(identity: Identity, query: string, variables?: Record<string, unknown>): Promise<D>;
-  /** The single error's problem transport (fails if the call did not fail with a Problem). */
-  problem(identity: Identity, query: string, variables?: Record<string, unknown>): Promise<{ problemType: string; detail: string; violations?: { property: string }[] }>;
   close(): Promise<void>;
 }
 
 export async function startAccounts(opts: { bus?: EventBus; startBackgroundWork?: boolean } = {}): Promise<AccountsHarness> {
-  const db = await createTestDatabase([{ schema: 'accounts', migrationsDir: ACCOUNTS_MIGRATIONS_DIR }]);
-  const logger = createLogger('accounts-test', process.env.TEST_LOG_LEVEL ?? 'silent');
-  const bus = opts.bus ?? new InMemoryEventBus(logger);
-  const instance = await accountsService.create({
-    databaseUrl: db.url,
-    bus,
-    jwt: jwtOptions,
-    logger,
-    env: { NODE_ENV: 'test', ACCOUNTS_DB_POOL_MAX: '6' },
-  });
-  if (opts.startBackgroundWork) await instance.start();
-  const app = express();
-  app.use(instance.app);
-  const server = http.createServer(app);
-  const port = await listen(server, 0, '127.0.0.1');
-  const url = `http://127.0.0.1:${port}/graphql`;
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-
-  async function gql<D>(identity: Identity | null, query: string, variables?: Record<string, unknown>) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (identity) headers.authorization = `Bearer ${signIdentity(identity, jwtOptions)}`;
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-    return (await res.json()) as GraphQLResponse<D>;
-  }
-
-  return {
-    db,
-    pool,
-    instance,
-    url,
-    gql,
-    async ok<D>(identity: Identity, query: string, variables?: Record<string, unknown>) {
-      const res = await gql<D>(identity, query, variables);
-      if (res.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(res.errors)}`);
-      return res.data as D;
-    },
-    async problem(identity, query, variables) {
-      const res = await gql(identity, query, variables);
-      const problem = res.errors?.[0]?.extensions?.problem;
-      if (res.errors?.length !== 1 || !problem) throw new Error(`Expected one Problem, got ${JSON.stringify(res)}`);
-      return problem;
-    },
-    async close() {
-      await closeServer(server);
-      await instance.stop();
-      // The production runner closes the bus after the service; so does the harness.
-      await bus.close();
-      await pool.end();
-      await db.drop();
-    },
-  };
+  const served = await serveOnTestDatabase(accountsService, { ...opts, jwt: jwtOptions, env: { ACCOUNTS_DB_POOL_MAX: '6' } });
+  const { db, pool, instance, graphqlUrl: url } = served;
+  return { db, pool, instance, url, ...graphqlClient(url, jwtOptions), close: () => served.close() };
 }
 
 export const CREATE_TEAM = /* GraphQL */ `

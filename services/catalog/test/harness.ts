@@ -1,15 +1,12 @@
-import http from 'node:http';
-import express from 'express';
-import pg from 'pg';
+import type pg from 'pg';
 import type { EventBus } from '@pf/platform/bus/bus';
-import { InMemoryEventBus } from '@pf/platform/bus/memory';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
-import { closeServer, listen } from '@pf/platform/http/lifecycle';
-import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
-import { createLogger } from '@pf/platform/logging';
+import type { Identity, JwtSignOptions } from '@pf/platform/identity';
 import type { ServiceInstance } from '@pf/platform/service/service';
-import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
-import { catalogService, CATALOG_MIGRATIONS_DIR } from '../src';
+import { graphqlClient, type GraphQLClient } from '@pf/platform/testing/graphql-client';
+import type { TestDatabase } from '@pf/platform/testing/infra';
+import { serveOnTestDatabase } from '@pf/platform/testing/served-service';
+import { catalogService } from '../src';
 
 export const jwtOptions: JwtSignOptions = {
   algorithm: 'HS256',
@@ -23,18 +20,6 @@ export const service = (name = 'orders'): Identity => ({ kind: 'service', servic
 export const backOffice = (teamCode: string): Identity => ({ kind: 'backoffice', teamCode, userId: `user@${teamCode}` });
 export const channel = (teamCode: string, channelCode = 'shop'): Identity => ({ kind: 'channel', teamCode, channelId: `${teamCode}-${channelCode}` });
 
-export interface GraphQLResponse<D = Record<string, any>> {
-  data?: D | null;
-  errors?: { message: string; path?: string[]; extensions?: Record<string, any> }[];
-}
-
-export interface ProblemTransport {
-  problemType: string;
-  detail: string;
-  violations?: { property: string; message: string }[];
-  extensions: Record<string, any>;
-}
-
 export interface OutboxRow {
   seq: number;
   topic: string;
@@ -43,17 +28,12 @@ export interface OutboxRow {
 }
 
 /** The catalog service on a fresh, migrated database, served over real HTTP with real JWTs. */
-export interface CatalogHarness {
+export interface CatalogHarness extends GraphQLClient {
   db: TestDatabase;
   /** For looking at rows directly (outbox, soft deletes). */
   pool: pg.Pool;
   instance: ServiceInstance;
   url: string;
-  gql<D = Record<string, any>>(identity: Identity | null, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<D>>;
-  /** Like gql, but fails the test on any error and returns data. */
-  ok<D = Record<string, any>>(identity: Identity, query: string, variables?: Record<string, unknown>): Promise<D>;
-  /** The single error's problem transport (fails if the call did not fail with one Problem). */
-  problem(identity: Identity, query: string, variables?: Record<string, unknown>): Promise<ProblemTransport>;
   /** Outbox rows written after `seq` (0: all), in commit order. */
   outboxAfter(seq?: number): Promise<OutboxRow[]>;
   lastSeq(): Promise<number>;
@@ -61,48 +41,14 @@ export interface CatalogHarness {
 }
 
 export async function startCatalog(opts: { bus?: EventBus; startBackgroundWork?: boolean } = {}): Promise<CatalogHarness> {
-  const db = await createTestDatabase([{ schema: 'catalog', migrationsDir: CATALOG_MIGRATIONS_DIR }]);
-  const logger = createLogger('catalog-test', process.env.TEST_LOG_LEVEL ?? 'silent');
-  const bus = opts.bus ?? new InMemoryEventBus(logger);
-  const instance = await catalogService.create({
-    databaseUrl: db.url,
-    bus,
-    jwt: jwtOptions,
-    logger,
-    env: { NODE_ENV: 'test', CATALOG_DB_POOL_MAX: '6' },
-  });
-  if (opts.startBackgroundWork) await instance.start();
-  const app = express();
-  app.use(instance.app);
-  const server = http.createServer(app);
-  const port = await listen(server, 0, '127.0.0.1');
-  const url = `http://127.0.0.1:${port}/graphql`;
-  const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-
-  async function gql<D>(identity: Identity | null, query: string, variables?: Record<string, unknown>) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (identity) headers.authorization = `Bearer ${signIdentity(identity, jwtOptions)}`;
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ query, variables }) });
-    return (await res.json()) as GraphQLResponse<D>;
-  }
-
+  const served = await serveOnTestDatabase(catalogService, { ...opts, jwt: jwtOptions, env: { CATALOG_DB_POOL_MAX: '6' } });
+  const { db, pool, instance, graphqlUrl: url } = served;
   return {
     db,
     pool,
     instance,
     url,
-    gql,
-    async ok<D>(identity: Identity, query: string, variables?: Record<string, unknown>) {
-      const res = await gql<D>(identity, query, variables);
-      if (res.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(res.errors)}`);
-      return res.data as D;
-    },
-    async problem(identity, query, variables) {
-      const res = await gql(identity, query, variables);
-      const problem = res.errors?.[0]?.extensions?.problem;
-      if (res.errors?.length !== 1 || !problem) throw new Error(`Expected one Problem, got ${JSON.stringify(res)}`);
-      return problem;
-    },
+    ...graphqlClient(url, jwtOptions),
     async outboxAfter(seq = 0) {
       const { rows } = await pool.query<OutboxRow>(
         'SELECT seq::int AS seq, topic, event_key, envelope FROM catalog.outbox_event WHERE seq > $1 ORDER BY seq',
@@ -114,14 +60,7 @@ export async function startCatalog(opts: { bus?: EventBus; startBackgroundWork?:
       const { rows } = await pool.query<{ seq: string | null }>('SELECT max(seq) AS seq FROM catalog.outbox_event');
       return Number(rows[0]?.seq ?? 0);
     },
-    async close() {
-      await closeServer(server);
-      await instance.stop();
-      // The production runner closes the bus after the service; so does the harness.
-      await bus.close();
-      await pool.end();
-      await db.drop();
-    },
+    close: () => served.close(),
   };
 }
 
