@@ -1,76 +1,26 @@
-import http from 'node:http';
 import path from 'node:path';
-import express from 'express';
 import { InMemoryEventBus } from '@pf/platform/bus/memory';
-import { migrate, serviceMigrationSources } from '@pf/platform/db/migrate';
-import { closeServer, Lifecycle, listen } from '@pf/platform/http/lifecycle';
-import { signIdentity, type JwtSignOptions } from '@pf/platform/identity';
+import type { JwtSignOptions } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
-import type { ServiceInstance } from '@pf/platform/service/service';
-import { findPrismaDrift } from '@pf/platform/testing/prisma-drift';
-import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
-import { webhooksService, WEBHOOKS_MIGRATIONS_DIR } from '../src';
+import { serviceContractChecks } from '@pf/platform/testing/service-contract';
+import { webhooksService } from '../src';
 
 const jwt: JwtSignOptions = { algorithm: 'HS256', key: 'webhooks-test-secret-webhooks-test-secret', issuer: 'pf-test', audience: 'pf-graph', expiresInSeconds: 300 };
 
 describe('webhooks service', () => {
-  let db: TestDatabase;
-  let instance: ServiceInstance;
-  let server: http.Server;
-  let base: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase([{ schema: 'webhooks', migrationsDir: WEBHOOKS_MIGRATIONS_DIR }]);
-    const logger = createLogger('webhooks-test', 'silent');
-    instance = await webhooksService.create({ databaseUrl: db.url, bus: new InMemoryEventBus(logger), jwt, logger, env: { NODE_ENV: 'test' } });
-    await instance.start();
-    // The same wiring as the production runner: health routes in front of the service's app.
-    const lifecycle = new Lifecycle(logger);
-    lifecycle.addReadinessCheck('webhooks', () => instance.ready());
-    const root = express();
-    lifecycle.mountHealth(root);
-    root.use(instance.app);
-    server = http.createServer(root);
-    base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
-  }, 30_000);
-  afterAll(async () => {
-    if (server) await closeServer(server);
-    await instance?.stop();
-    await db?.drop();
-  }, 30_000);
-
-  it('owns Postgres schema webhooks, migrated with the platform tables, and migrating again changes nothing', async () => {
-    expect(webhooksService.schema).toBe('webhooks');
-    const again = await migrate({ connectionString: db.url, schema: 'webhooks', sources: serviceMigrationSources(WEBHOOKS_MIGRATIONS_DIR) });
-    expect(again).toEqual({ applied: [], skipped: ['platform/0001_outbox_inbox.sql', 'service/0001_webhooks.sql', 'service/0002_queue_wakeup_off_the_event_path.sql', 'service/0003_delivery_log_retention.sql'] });
-  });
-
-  it('schema.prisma and the migrated database agree', async () => {
-    const schemaPath = path.resolve(__dirname, '../prisma/schema.prisma');
-    expect(await findPrismaDrift({ schemaPath, connectionString: db.url, schema: 'webhooks' })).toEqual([]);
-  });
-
-  it('answers /healthz and /readyz', async () => {
-    expect((await fetch(`${base}/healthz`)).status).toBe(200);
-    const ready = await fetch(`${base}/readyz`);
-    expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready' });
-  });
-
-  it('serves its subgraph SDL to callers with an identity JWT, and nothing to callers without', async () => {
-    const query = JSON.stringify({ query: '{ _service { sdl } }' });
-    const anonymous = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: query });
-    expect(anonymous.status).toBe(401);
-    const authorization = `Bearer ${signIdentity({ kind: 'service', service: 'test' }, jwt)}`;
-    const res = await fetch(`${base}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', authorization }, body: query });
-    const body = (await res.json()) as { data: { _service: { sdl: string } } };
-    expect(body.data._service.sdl).toContain('https://specs.apollo.dev/federation/v2.7');
-    expect(body.data._service.sdl).toContain('registerWebhook');
+  const served = serviceContractChecks(webhooksService, {
+    jwt,
+    migrations: {
+      schema: 'webhooks',
+      all: ['platform/0001_outbox_inbox.sql', 'service/0001_webhooks.sql', 'service/0002_queue_wakeup_off_the_event_path.sql', 'service/0003_delivery_log_retention.sql'],
+      prismaSchemaPath: path.resolve(__dirname, '../prisma/schema.prisma'),
+    },
+    sdlShows: ['registerWebhook'],
   });
 
   it('refuses at start, in production, the test-only allowances and a missing secret key', async () => {
     const logger = createLogger('webhooks-test', 'silent');
-    const create = (env: NodeJS.ProcessEnv) => webhooksService.create({ databaseUrl: db.url, bus: new InMemoryEventBus(logger), jwt, logger, env });
+    const create = (env: NodeJS.ProcessEnv) => webhooksService.create({ databaseUrl: served().db.url, bus: new InMemoryEventBus(logger), jwt, logger, env });
     const key = Buffer.alloc(32, 1).toString('base64');
     await expect(create({ NODE_ENV: 'production' })).rejects.toMatchObject({ name: 'ConfigError', variables: ['WEBHOOK_SECRET_KEY'] });
     await expect(create({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: key, WEBHOOK_ALLOW_PRIVATE_RANGES: '127.0.0.1/32' })).rejects.toMatchObject({
