@@ -5,6 +5,7 @@ import { StockClient, type StockApi } from './adapters/stock-client';
 import { loadOrdersConfig } from './config';
 import { createPool, createPrismaClient, ORDERS_SCHEMA } from './db';
 import { consumeReadModels } from './events/read-model-consumer';
+import { consumeStockFigures } from './events/stock-figures-consumer';
 import { resolvers, type OrdersContext } from './graphql/resolvers';
 import { loadOrdersTypeDefs } from './graphql/schema';
 import { TimerWorker } from './timers/timer-worker';
@@ -21,7 +22,8 @@ export const ORDERS_MIGRATIONS_DIR = path.resolve(__dirname, '..', 'migrations')
 /**
  * The orders subgraph: orders, lines, fulfilments and tracking, the state machine of section 3,
  * replay (O2), amendment (O5) and visibility (O1), on Postgres schema `orders`; read models of
- * teams, channels, products and shipping methods fed by events; stock holds through the stock
+ * teams, channels, products, shipping methods and stock figures (which derive fulfillableStatus)
+ * fed by events; stock holds through the stock
  * service; durable countdown and schedule timers; events through its outbox. Settings: config.ts.
  */
 export const ordersService: ServiceDefinition = {
@@ -59,7 +61,7 @@ export const ordersService: ServiceDefinition = {
       typeDefs: loadOrdersTypeDefs(),
       resolvers,
       extendContext: (base) => ({ ...base, orders }),
-      consumers: [consumeReadModels(orders.deps, deps.logger)],
+      consumers: [consumeReadModels(orders.deps, deps.logger), consumeStockFigures(orders.deps, deps.logger)],
       workers: [timers],
       onStop: async () => {
         await prisma.$disconnect();

@@ -8,6 +8,7 @@ import { lockAndLoadOrder, updateOrder } from '../repositories/order-repository'
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { requireActiveTeam } from './create-order';
+import { fulfillableOnTakingStock } from './stock-fulfillability';
 import { applyMove, changeContext, type ChangeContext } from './transitions';
 
 export function stateOf(order: Order): OrderState {
@@ -50,7 +51,7 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
     if (decision.kind === 'unchanged') return order;
     await requireActiveTeam(ctx.tx, order.teamCode);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
-    return applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null });
+    return fulfillableOnTakingStock(ctx, order, await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null }));
   });
 }
 
@@ -97,10 +98,11 @@ export async function merchantAction(
       if (CONFIRMING.includes(action)) await requireActiveTeam(ctx.tx, order.teamCode);
       const decision = decide(stateOf(order), action, { now: ctx.now, scheduledAt: scheduledAt ?? order.scheduledAt });
       if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
-      return applyMove(ctx, order, decision, {
+      const moved = await applyMove(ctx, order, decision, {
         shippingMethodCode: opts.shippingMethodCode ?? null,
         ...(scheduledAt ? { scheduledAt } : {}),
       });
+      return fulfillableOnTakingStock(ctx, order, moved);
     },
     { reason: opts.reason ?? null },
   );

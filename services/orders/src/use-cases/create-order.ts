@@ -18,6 +18,7 @@ import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, standardChannelOf, teamActive } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
+import { fulfillabilityOfLines } from './stock-fulfillability';
 import { applyMove, changeContext, holdLines, releaseHolds, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
 
 /** Imported in one call at most (all or none). */
@@ -155,7 +156,10 @@ interface NewOrderSpec {
   where?: string;
 }
 
-/** A new draft: generated printTrailOrderNumber unless given, stock held when asked, order-created. */
+/**
+ * A new draft: generated printTrailOrderNumber unless given, stock held when asked, fulfillable
+ * status from the stock read model, order-created.
+ */
 async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Order> {
   const { deps, tx } = ctx;
   const now = ctx.now;
@@ -189,6 +193,7 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
     restoreHolds(ctx, order);
     order.stockHeld = true;
   }
+  order.fulfillableStatus = await fulfillabilityOfLines(tx, order.lines, order.stockHeld);
   try {
     await insertOrder(tx, order, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null });
   } catch (err) {
@@ -212,8 +217,9 @@ function sameLines(a: readonly OrderLine[], b: readonly OrderLine[]): boolean {
 
 /**
  * Rule O2's "replaced by what was sent": lines, shipping details, scheduledAt, and the
- * printTrailOrderNumber when given. Holds follow `reserve`. The same request again changes
- * nothing (no write, no event), so retries are cheap and quiet.
+ * printTrailOrderNumber when given. Holds follow `reserve`; the fulfillable status is derived
+ * again for the new lines (an event when it changes). The same request again changes nothing
+ * (no write, no event), so retries are cheap and quiet.
  */
 async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOrderInput, lines: OrderLine[]): Promise<Order> {
   const { deps, tx } = ctx;
@@ -253,7 +259,11 @@ async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOr
     next.stockHeld = false;
   }
   await replaceLines(tx, existing.uuid, lines);
+  next.fulfillableStatus = await fulfillabilityOfLines(tx, lines, next.stockHeld);
   const saved = await applyMove(ctx, existing, decision, { next });
   ctx.unit.events.push(orderEvents.revised(saved, 'replaced'));
+  if (saved.fulfillableStatus !== existing.fulfillableStatus) {
+    ctx.unit.events.push(orderEvents.fulfillableStatusChanged(saved, existing.fulfillableStatus, saved.fulfillableStatus));
+  }
   return saved;
 }

@@ -24,7 +24,7 @@ export interface OrdersDeps {
   newUuid?: () => string;
 }
 
-export function nowOf(deps: OrdersDeps): Date {
+export function nowOf(deps: Pick<OrdersDeps, 'now'>): Date {
   // Timestamps are stored with millisecond precision: keep the in-memory value equal to what reads give back.
   return new Date(Math.floor((deps.now?.() ?? new Date()).getTime()));
 }
@@ -52,7 +52,7 @@ const ATTEMPTS = 4;
  * taken in other services run (newest first), so a failed change leaves no stock held for it.
  * A transaction that lost a deadlock or serialization race runs again.
  */
-export async function inTransaction<R>(deps: OrdersDeps, work: (tx: pg.PoolClient, unit: Unit) => Promise<R>): Promise<R> {
+export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>, work: (tx: pg.PoolClient, unit: Unit) => Promise<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
     const unit: Unit = { events: [], onRollback: (c) => compensations.push(c) };
