@@ -17,7 +17,7 @@ const ADJUST_STOCK = /* GraphQL */ `mutation ($input: AdjustStockInput!) { adjus
 describe('fulfillableStatus from stock', () => {
   let s: OrdersSystem;
   let t: TeamFixture;
-  const SKUS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9', 'P10'];
+  const SKUS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9', 'P10', 'P11'];
 
   beforeAll(async () => {
     s = await startSystem({ ordersEnv: { ORDER_COUNTDOWN_SECONDS: '600' } });
@@ -116,6 +116,18 @@ describe('fulfillableStatus from stock', () => {
     expect((await s.ok<any>(t.shop, CREATE_ORDER, { input: replay })).createOrder.fulfillableStatus).toBe('partially-fulfillable');
     expect((await s.ok<any>(t.shop, CREATE_ORDER, { input: replay })).createOrder.fulfillableStatus).toBe('partially-fulfillable');
     expect(await transitions(o.uuid)).toEqual(['fulfillable>partially-fulfillable']);
+  });
+
+  it('a replay without reserve of a draft that held the last units: its own stock is back, still fulfillable, no event', async () => {
+    const input = orderInput(`f-${uniqueSuffix()}`, [['P11', 10]], { reserve: true });
+    const o = (await s.ok<any>(t.shop, CREATE_ORDER, { input })).createOrder;
+    expect(o).toMatchObject({ stockHeld: true, fulfillableStatus: 'fulfillable' });
+    await waitFigure('P11', 0);
+    const replaced = (await s.ok<any>(t.shop, CREATE_ORDER, { input: { ...input, reserve: false } })).createOrder;
+    expect(replaced).toMatchObject({ stockHeld: false, fulfillableStatus: 'fulfillable' });
+    await waitFigure('P11', 10);
+    expect(await statusOf(o.uuid)).toBe('fulfillable');
+    expect(await fulfillableEvents(o.uuid)).toEqual([]);
   });
 
   it('a merchant\'s status holds until the next change of a product\'s figure, which derives it again', async () => {

@@ -259,7 +259,7 @@ async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOr
     next.stockHeld = false;
   }
   await replaceLines(tx, existing.uuid, lines);
-  next.fulfillableStatus = await fulfillabilityOfLines(tx, lines, next.stockHeld);
+  next.fulfillableStatus = await fulfillabilityOfLines(tx, lines, next.stockHeld, existing.stockHeld ? existing.lines : []);
   const saved = await applyMove(ctx, existing, decision, { next });
   ctx.unit.events.push(orderEvents.revised(saved, 'replaced'));
   if (saved.fulfillableStatus !== existing.fulfillableStatus) {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { StockLevelChanged } from '@pf/platform/events/stock';
-import { derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock } from '../domain/fulfillability';
+import { derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct } from '../domain/fulfillability';
 import type { Order, OrderLine } from '../domain/model';
 import type { FulfillableStatus } from '../domain/order-state-machine';
 import { lockAndLoadOrder, updateOrder, type Sql } from '../repositories/order-repository';
@@ -105,13 +105,20 @@ async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, teamC
 /**
  * The fulfillable status of a new or replaced order from the stock read model: what the figures
  * give its lines (`fulfillable` when stock is held for it, and for products whose figure is not
- * known yet).
+ * known yet). `released`: the lines whose holds this change gave back (a replay without reserve
+ * of a reserved draft); the read model has not seen that release yet, so their quantities are
+ * added to the figures (the release's own events correct any difference when they arrive).
  */
-export async function fulfillabilityOfLines(db: Sql, lines: readonly OrderLine[], stockHeld: boolean): Promise<FulfillableStatus> {
+export async function fulfillabilityOfLines(db: Sql, lines: readonly OrderLine[], stockHeld: boolean, released: readonly OrderLine[] = []): Promise<FulfillableStatus> {
   if (stockHeld) return 'fulfillable';
   const products = lines.flatMap((l) => (l.productUuid !== null ? [l.productUuid] : []));
   if (products.length === 0) return 'fulfillable';
-  return fulfillabilityFromStock(lines, await stockFiguresOf(db, products));
+  const figures = await stockFiguresOf(db, products);
+  for (const [product, quantity] of neededPerProduct(released)) {
+    const figure = figures.get(product);
+    if (figure !== undefined) figures.set(product, figure + quantity);
+  }
+  return fulfillabilityFromStock(lines, figures);
 }
 
 /**
