@@ -177,6 +177,16 @@ export const HOLD_STOCK = /* GraphQL */ `
 export const RELEASE_HOLDS = /* GraphQL */ `
   mutation ($orderUuid: ID!) { releaseHolds(orderUuid: $orderUuid) { lineNumber productUuid quantity status releasedAt location { code } } }`;
 
+export const RELEASE_HOLDS_AT = /* GraphQL */ `
+  mutation ($orderUuid: ID!, $locationCodes: [String!]) {
+    releaseHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id lineNumber productUuid quantity status releasedAt location { code } }
+  }`;
+
+export const REINSTATE_HOLDS = /* GraphQL */ `
+  mutation ($orderUuid: ID!, $holdIds: [ID!]!) {
+    reinstateHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id lineNumber quantity status releasedAt location { code } }
+  }`;
+
 export const CONSUME_HOLDS = /* GraphQL */ `
   mutation ($orderUuid: ID!, $locationCodes: [String!]) {
     consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber productUuid quantity status consumedAt location { code } }
@@ -208,6 +218,31 @@ export async function warehouse(h: StockHarness, teamCode: string, code: string,
 /** Sets on-hand stock as the team's back-office. */
 export async function setStock(h: StockHarness, teamCode: string, productUuid: string, warehouseId: string, quantity: number): Promise<void> {
   await h.ok(backOffice(teamCode), SET_STOCK, { input: { productUuid, warehouseId, quantity, reason: 'test count' } });
+}
+
+/** Holds stock for an order as the orders service does; the order must be held in full. */
+export async function holdOrder(h: StockHarness, teamCode: string, orderUuid: string, lines: { lineNumber: number; productUuid: string; quantity: number }[]) {
+  const { holdStock } = await h.ok(ordersService, HOLD_STOCK, { input: { teamCode, orderUuid, lines } });
+  if (holdStock.__typename !== 'StockHeld') throw new Error(`Expected StockHeld, got ${JSON.stringify(holdStock)}`);
+  return holdStock;
+}
+
+/** The product's stock rows by warehouse code, with the placed holds on each (`held` must equal them). */
+export async function stockRowsWithPlaced(h: StockHarness, productUuid: string) {
+  const { rows } = await h.pool.query<{ code: string; on_hand: number; held: number; placed: number }>(
+    `SELECT w.code, s.on_hand, s.held,
+            (SELECT COALESCE(sum(quantity), 0)::int FROM stock.stock_hold x WHERE x.product_uuid = s.product_uuid AND x.warehouse_id = s.warehouse_id AND x.status = 'placed') AS placed
+       FROM stock.stock_level s JOIN stock.warehouse w ON w.id = s.warehouse_id WHERE s.product_uuid = $1 ORDER BY w.code`,
+    [productUuid],
+  );
+  return rows;
+}
+
+/** The order's holds as `[line, location code, quantity, status]`, by line then location code. */
+export async function holdRowsOf(h: StockHarness, teamCode: string, orderUuid: string): Promise<[number, string, number, string][]> {
+  return ((await h.ok(backOffice(teamCode), ORDER_HOLDS, { orderUuid })).orderHolds as any[])
+    .map((x): [number, string, number, string] => [x.lineNumber, x.location.code, x.quantity, x.status])
+    .sort((x, y) => x[0] - y[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0));
 }
 
 /** The figure the feed reports for each product of the team (all pages). */

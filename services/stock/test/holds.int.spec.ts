@@ -13,6 +13,7 @@ import {
   RELEASE_HOLDS,
   setStock,
   startStock,
+  stockRowsWithPlaced,
   warehouse,
   type StockHarness,
 } from './harness';
@@ -37,15 +38,7 @@ describe('holds for orders', () => {
   const hold = (orderUuid: string, lines: { lineNumber: number; productUuid: string; quantity: number }[]) =>
     h.ok(ordersService, HOLD_STOCK, { input: { teamCode: team, orderUuid, lines } }).then((d) => d.holdStock);
 
-  async function rows(productUuid: string) {
-    const { rows } = await h.pool.query<{ code: string; on_hand: number; held: number; placed: number }>(
-      `SELECT w.code, s.on_hand, s.held,
-              (SELECT COALESCE(sum(quantity), 0)::int FROM stock.stock_hold x WHERE x.product_uuid = s.product_uuid AND x.warehouse_id = s.warehouse_id AND x.status = 'placed') AS placed
-         FROM stock.stock_level s JOIN stock.warehouse w ON w.id = s.warehouse_id WHERE s.product_uuid = $1 ORDER BY w.code`,
-      [productUuid],
-    );
-    return rows;
-  }
+  const rows = (productUuid: string) => stockRowsWithPlaced(h, productUuid);
 
   async function figure(p: ProductState): Promise<number | undefined> {
     return (await feedOf(h, channelOf(team))).get(p.productUuid)?.stock;

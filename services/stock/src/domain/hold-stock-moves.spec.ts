@@ -1,4 +1,4 @@
-import { consumption, giveBack, holdsAt, levelKey, release, returnableHolds, takeAgain } from './hold-stock-moves';
+import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, release, returnableHolds, takeAgain } from './hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type StockHold } from './model';
 
 const P = '00000000-0000-4000-8000-000000000001';
@@ -72,6 +72,53 @@ describe('releasing placed holds', () => {
     expect(release([hold({ productUuid: P, warehouseId: A, quantity: 2 }), hold({ productUuid: P, warehouseId: null, quantity: 9 })])).toEqual([
       { productUuid: P, warehouseId: A, held: -2, onHand: 0 },
     ]);
+  });
+
+  it('selects the placed holds at the given supplier locations (all when none are given)', () => {
+    const atA = hold({ productUuid: P, warehouseId: A, quantity: 2 });
+    const atB = hold({ productUuid: P, warehouseId: B, quantity: 1, lineNumber: 2 });
+    const pod = hold({ productUuid: Q, warehouseId: null, quantity: 5, lineNumber: 3 });
+    const released = hold({ productUuid: Q, warehouseId: A, quantity: 1, status: 'released', releasedAt: new Date(1) });
+    const all = [atA, atB, pod, released];
+    expect(holdsAt(all, 'placed', ['a'])).toEqual([atA]);
+    expect(holdsAt(all, 'placed', ['b', 'print-on-demand'])).toEqual([atB, pod]);
+    expect(holdsAt(all, 'placed', null)).toEqual([atA, atB, pod]);
+    expect(holdsAt(all, 'placed', [])).toEqual([]);
+  });
+});
+
+describe('reinstating released holds (a release undone)', () => {
+  const releasedAt = new Date(1);
+  const released = (h: Parameters<typeof hold>[0]) => hold({ status: 'released', releasedAt, ...h });
+
+  it('places again the named released holds of the order; placed, consumed and unnamed ones are left alone', () => {
+    const atA = released({ productUuid: P, warehouseId: A, quantity: 2 });
+    const atB = released({ productUuid: P, warehouseId: B, quantity: 1 });
+    const pod = released({ productUuid: Q, warehouseId: null, quantity: 3, lineNumber: 2 });
+    const placed = hold({ productUuid: Q, warehouseId: A, quantity: 1, lineNumber: 3 });
+    const consumed = hold({ productUuid: Q, warehouseId: B, quantity: 1, lineNumber: 4, status: 'consumed', consumedAt: releasedAt });
+    const all = [atA, atB, pod, placed, consumed];
+    const ids = (...hs: StockHold[]) => new Set(hs.map((h) => h.id));
+    expect(reinstatableHolds(all, ids(atA, pod, placed, consumed))).toEqual([atA, pod]);
+    expect(reinstatableHolds(all, ids())).toEqual([]);
+  });
+
+  it('not a line the order holds again at that location by now (holding twice); the same line elsewhere does not matter', () => {
+    const old = released({ productUuid: P, warehouseId: A, quantity: 2 });
+    const elsewhere = released({ productUuid: P, warehouseId: B, quantity: 1 });
+    const again = hold({ productUuid: P, warehouseId: A, quantity: 2 });
+    expect(reinstatableHolds([old, elsewhere, again], new Set([old.id, elsewhere.id]))).toEqual([elsewhere]);
+  });
+
+  it('raises held by what releasing lowered it, on hand untouched; print on demand moves nothing', () => {
+    const holds = [
+      released({ productUuid: P, warehouseId: A, quantity: 2 }),
+      released({ productUuid: P, warehouseId: A, quantity: 3, lineNumber: 2 }),
+      released({ productUuid: Q, warehouseId: null, quantity: 9 }),
+    ];
+    expect(reinstatement(holds)).toEqual([{ productUuid: P, warehouseId: A, held: 5, onHand: 0 }]);
+    const placed = holds.map((h) => ({ ...h, status: 'placed' as const }));
+    expect(release(placed).map((d) => d.held)).toEqual(reinstatement(holds).map((d) => -d.held));
   });
 });
 

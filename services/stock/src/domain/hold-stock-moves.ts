@@ -10,7 +10,9 @@ import type { StockHold } from './model';
  *   gives exactly `taken` back to `on_hand`; `held` does not move (the hold stopped counting
  *   there when it was consumed);
  * - re-consuming a returned hold (the change that returned it did not commit) takes it off hand
- *   again, like consuming, without touching `held`.
+ *   again, like consuming, without touching `held`;
+ * - releasing a placed hold (never sent) lowers `held` only; reinstating a released hold (the
+ *   change that released it did not commit) raises it again.
  *
  * Print-on-demand holds (no warehouse) hold and take no stock: they move nothing.
  */
@@ -61,6 +63,22 @@ export function returnableHolds(holds: readonly StockHold[], locationCodes?: rea
 /** Releasing placed holds (never sent): `held` goes down by their quantities, on hand stays. */
 export function release(holds: readonly StockHold[]): LevelDelta[] {
   return plan(holds, new Map(), (h) => ({ held: -h.quantity, onHand: 0, taken: 0 })).deltas;
+}
+
+/**
+ * The released holds a reinstatement places again: those named (`ids`), unless the order holds
+ * the same line at the same location again by now (a later hold replaced it: placing the old one
+ * too would hold that line twice).
+ */
+export function reinstatableHolds(holds: readonly StockHold[], ids: ReadonlySet<string>): StockHold[] {
+  const lineAt = (h: StockHold) => `${h.lineNumber}|${h.warehouseId ?? 'pod'}`;
+  const heldAgain = new Set(holdsAt(holds, 'placed').map(lineAt));
+  return holdsAt(holds, 'released').filter((h) => ids.has(h.id) && !heldAgain.has(lineAt(h)));
+}
+
+/** Reinstating released holds (a release undone): `held` goes up by their quantities again, on hand stays. */
+export function reinstatement(holds: readonly StockHold[]): LevelDelta[] {
+  return plan(holds, new Map(), (h) => ({ held: h.quantity, onHand: 0, taken: 0 })).deltas;
 }
 
 /** Consuming placed holds; `onHand` is each stock row's on-hand stock before. */

@@ -44,7 +44,10 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
     setStock: (_: unknown, args: { input: SetStockInput }, ctx: StockContext) => ctx.stock.setStock(ctx.identity, args.input),
     adjustStock: (_: unknown, args: { input: AdjustStockInput }, ctx: StockContext) => ctx.stock.adjustStock(ctx.identity, args.input),
     holdStock: (_: unknown, args: { input: HoldStockInput }, ctx: StockContext) => ctx.stock.holdStock(ctx.identity, args.input),
-    releaseHolds: (_: unknown, args: { orderUuid: string }, ctx: StockContext) => ctx.stock.releaseHolds(ctx.identity, args.orderUuid),
+    releaseHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
+      ctx.stock.releaseHolds(ctx.identity, args.orderUuid, args.locationCodes),
+    reinstateHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
+      ctx.stock.reinstateHolds(ctx.identity, args.orderUuid, args.holdIds),
     consumeHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
       ctx.stock.consumeHolds(ctx.identity, args.orderUuid, args.locationCodes),
     returnHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>

@@ -53,8 +53,8 @@ function toHold(r: HoldRow, podCountryCode: string): StockHold {
 }
 
 /**
- * Serialises every hold change of one order (hold, re-hold, release, consume, return) with a
- * transaction-scoped advisory lock on the order uuid. Taken before any row lock, always.
+ * Serialises every hold change of one order (hold, re-hold, release, reinstate, consume, return)
+ * with a transaction-scoped advisory lock on the order uuid. Taken before any row lock, always.
  */
 export async function lockOrder(db: Db, orderUuid: string): Promise<void> {
   await db.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, orderUuid.toLowerCase());
@@ -87,6 +87,16 @@ export async function releasePlacedHolds(db: Db, ids: readonly string[], at: Dat
     data: { status: 'released', releasedAt: at },
   });
   if (updated.count !== ids.length) throw new Error(`releasePlacedHolds: ${updated.count} of ${ids.length} holds were placed`);
+}
+
+/** Moves released holds back to placed (a release undone); the ids must be released holds of a locked order. */
+export async function reinstateReleasedHolds(db: Db, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const updated = await db.stockHold.updateMany({
+    where: { id: { in: ids.map((id) => BigInt(id)) }, status: 'released' },
+    data: { status: 'placed', releasedAt: null },
+  });
+  if (updated.count !== ids.length) throw new Error(`reinstateReleasedHolds: ${updated.count} of ${ids.length} holds were released`);
 }
 
 /**

@@ -2,11 +2,24 @@ import type { Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { allocate, type LinePart, type Shortage } from '../domain/allocation';
 import { authoriseHolds, authoriseWarehouseStockRead, maySeeTeam } from '../domain/authorisation';
-import { byProductThenWarehouse, consumption, giveBack, holdsAt, levelKey, release, returnableHolds, takeAgain, type StockMovePlan } from '../domain/hold-stock-moves';
+import {
+  byProductThenWarehouse,
+  consumption,
+  giveBack,
+  holdsAt,
+  levelKey,
+  reinstatableHolds,
+  reinstatement,
+  release,
+  returnableHolds,
+  takeAgain,
+  type LevelDelta,
+  type StockMovePlan,
+} from '../domain/hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
 import { holdLinesViolations, uuidViolations, type HoldLineInput } from '../domain/validation';
-import { holdsOfOrder, insertPlacedHolds, lockOrder, moveHolds, releasePlacedHolds } from '../repositories/hold-repository';
+import { holdsOfOrder, insertPlacedHolds, lockOrder, moveHolds, reinstateReleasedHolds, releasePlacedHolds } from '../repositories/hold-repository';
 import { lockProducts } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsOf } from '../repositories/stock-repository';
 import { actorOf, changeWithEvents, nowOf, stockLevelEvents, type StockDeps, type Tx } from './deps';
@@ -150,24 +163,70 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
   });
 }
 
-/** Releases every placed hold of the order (cancelled, or back to draft). Again: nothing to do. */
-export async function releaseHolds(deps: StockDeps, identity: Identity, orderUuid: string): Promise<StockHold[]> {
+/**
+ * Releases the order's placed holds (never sent): every one (the order was cancelled, went back to
+ * draft, or finished), or with `locationCodes` those of these supplier locations only (one
+ * fulfilment each: a draft fulfilment cancelled). `held` goes down, on hand stays; releasing
+ * again finds nothing placed and changes nothing.
+ */
+export async function releaseHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null): Promise<StockHold[]> {
   authoriseHolds(identity);
   const order = orderOf(orderUuid);
+  return changeHeld(deps, order, {
+    status: 'placed',
+    select: (holds) => holdsAt(holds, 'placed', locationCodes),
+    rule: release,
+    write: (tx, holds, at) => releasePlacedHolds(tx, holds.map((h) => h.id), at),
+    result: (h, at) => ({ ...h, status: 'released', releasedAt: at }),
+  });
+}
+
+/**
+ * Compensation of releaseHolds: the order change that released these holds did not commit, so the
+ * order still counts on them. The named released holds of the order are placed again (`held` goes
+ * back up, whatever was sold meanwhile: the order keeps what it had). Holds not released (any
+ * more), and lines the order holds again at that location by now, are left alone, so undoing
+ * twice changes nothing.
+ */
+export async function reinstateHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+  authoriseHolds(identity);
+  const order = orderOfWithHoldIds(orderUuid, holdIds);
+  const ids = new Set(holdIds);
+  return changeHeld(deps, order, {
+    status: null,
+    select: (holds) => reinstatableHolds(holds, ids),
+    rule: reinstatement,
+    write: (tx, holds) => reinstateReleasedHolds(tx, holds.map((h) => h.id)),
+    result: (h) => ({ ...h, status: 'placed', releasedAt: null }),
+  });
+}
+
+/**
+ * One change of `held` only (release, reinstate), under the order's lock and its products' locks
+ * as every hold change, with one `stock-level.changed` per product whose figure changed.
+ */
+async function changeHeld(
+  deps: StockDeps,
+  order: string,
+  how: {
+    /** The holds read under the lock (null: every status). */
+    status: StockHold['status'] | null;
+    select: (holds: StockHold[]) => StockHold[];
+    rule: (holds: readonly StockHold[]) => LevelDelta[];
+    write: (tx: Tx, holds: StockHold[], at: Date) => Promise<void>;
+    result: (hold: StockHold, at: Date) => StockHold;
+  },
+): Promise<StockHold[]> {
   return changeWithEvents(deps, async (tx) => {
-    const locked = await lockOrderHolds(deps, tx, order, 'placed', (holds) => holds);
+    const locked = await lockOrderHolds(deps, tx, order, how.status, how.select);
     if (!locked) return { result: [], events: [] };
     const { holds, products, levels, before } = locked;
     const at = nowOf(deps);
-    const deltas = release(holds);
-    await releasePlacedHolds(
-      tx,
-      holds.map((h) => h.id),
-      at,
-    );
+    const deltas = how.rule(holds);
+    await how.write(tx, holds, at);
     await applyHoldDeltas(tx, deltas);
     const after = snapshots(products, levels, new Map(deltas.map((d) => [levelKey(d.productUuid, d.warehouseId), d])));
-    return { result: holds.map((h) => ({ ...h, status: 'released' as const, releasedAt: at })), events: stockLevelEvents(before, after, at) };
+    return { result: holds.map((h) => how.result(h, at)), events: stockLevelEvents(before, after, at) };
   });
 }
 
@@ -218,12 +277,7 @@ export async function returnHolds(deps: StockDeps, identity: Identity, orderUuid
  */
 export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const violations = [
-    ...uuidViolations(orderUuid, 'orderUuid'),
-    ...holdIds.flatMap((id, i) => (/^[1-9][0-9]{0,18}$/.test(id) ? [] : [{ property: `holdIds[${i}]`, message: 'A hold id (a positive integer).' }])),
-  ];
-  if (violations.length > 0) throw Problem.validation(violations);
-  const order = orderUuid.toLowerCase();
+  const order = orderOfWithHoldIds(orderUuid, holdIds);
   const ids = new Set(holdIds);
   return moveOrderHolds(deps, identity, order, {
     select: (holds) => holdsAt(holds, 'returned').filter((h) => ids.has(h.id)),
@@ -236,19 +290,20 @@ export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderU
 }
 
 /**
- * The order's holds in `status` that `select` keeps, under the order's advisory lock and then the
- * locks of their products in uuid order (every hold change locks in this order: no deadlocks),
- * with the products' stock rows and figures before the change; null when there are none.
+ * The order's holds in `status` (null: every status) that `select` keeps, under the order's
+ * advisory lock and then the locks of their products in uuid order (every hold change locks in
+ * this order: no deadlocks), with the products' stock rows and figures before the change; null
+ * when there are none.
  */
 async function lockOrderHolds(
   deps: StockDeps,
   tx: Tx,
   order: string,
-  status: StockHold['status'],
+  status: StockHold['status'] | null,
   select: (holds: StockHold[]) => StockHold[],
 ): Promise<{ holds: StockHold[]; products: ProductFacts[]; levels: WarehouseStock[]; before: FigureSnapshot[] } | null> {
   await lockOrder(tx, order);
-  const holds = select(await holdsOfOrder(tx, order, deps.podCountryCode, status));
+  const holds = select(await holdsOfOrder(tx, order, deps.podCountryCode, status ?? undefined));
   if (holds.length === 0) return null;
   const products = await lockProducts(
     tx,
@@ -263,6 +318,16 @@ async function lockOrderHolds(
 
 function orderOf(orderUuid: string): string {
   const violations = uuidViolations(orderUuid, 'orderUuid');
+  if (violations.length > 0) throw Problem.validation(violations);
+  return orderUuid.toLowerCase();
+}
+
+/** The order uuid, lower-cased, after checking it and the hold ids a compensation names. */
+function orderOfWithHoldIds(orderUuid: string, holdIds: readonly string[]): string {
+  const violations = [
+    ...uuidViolations(orderUuid, 'orderUuid'),
+    ...holdIds.flatMap((id, i) => (/^[1-9][0-9]{0,18}$/.test(id) ? [] : [{ property: `holdIds[${i}]`, message: 'A hold id (a positive integer).' }])),
+  ];
   if (violations.length > 0) throw Problem.validation(violations);
   return orderUuid.toLowerCase();
 }

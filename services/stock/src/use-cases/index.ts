@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import type { Identity } from '@pf/platform/identity';
 import type { StockDeps } from './deps';
-import { consumeHolds, holdStock, orderHolds, reconsumeHolds, releaseHolds, returnHolds, type HoldStockInput } from './holds';
+import { consumeHolds, holdStock, orderHolds, reconsumeHolds, reinstateHolds, releaseHolds, returnHolds, type HoldStockInput } from './holds';
 import { applyCatalogProductEvent } from './product-read-model';
 import { adjustStock, productStocks, setStock, stockAdjustments, stockLevels, stockLevelsOf, warehouseStockOf, type AdjustStockInput, type ProductStock, type SetStockInput } from './stock';
 import { createWarehouse, getWarehouse, listWarehouses, updateWarehouse, type CreateWarehouseInput, type UpdateWarehouseInput } from './warehouses';
@@ -51,8 +51,11 @@ export class StockUseCases {
   holdStock(identity: Identity, input: HoldStockInput) {
     return holdStock(this.deps, identity, input);
   }
-  releaseHolds(identity: Identity, orderUuid: string) {
-    return releaseHolds(this.deps, identity, orderUuid);
+  releaseHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
+    return releaseHolds(this.deps, identity, orderUuid, locationCodes);
+  }
+  reinstateHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
+    return reinstateHolds(this.deps, identity, orderUuid, holdIds);
   }
   consumeHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
     return consumeHolds(this.deps, identity, orderUuid, locationCodes);
