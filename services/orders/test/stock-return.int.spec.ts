@@ -1,6 +1,7 @@
 import { uniqueSuffix } from '@pf/platform/testing/infra';
-import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, holdsOf, orderInput, PROCESS_NOW, PROGRESS, REJECT_ADDRESS, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, holdsOf, orderInput, PROCESS_NOW, REJECT_ADDRESS, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 import { orderInState, type TestOrder } from './states';
+import { figures as feedOf, less, progressAt, refusingOrderWrites, stockOutboxSeq } from './stock-support';
 
 /**
  * Stock consumed for fulfilments that were sent but never left the warehouse comes back on hand
@@ -30,20 +31,10 @@ describe('consumed stock of fulfilments that never left comes back on hand', () 
     return Object.fromEntries(rows.map((r) => [`${skuOf.get(r.product_uuid)}@${r.code}`, r.on_hand]));
   }
 
-  /** The stock-levels feed (GET /stock-levels) of the team, per SKU. */
-  async function figures(): Promise<Record<string, number>> {
-    const { stockLevels } = await s.call<any>('stock', t.shop, `{ stockLevels(first: 100) { items { sku stock } } }`);
-    return Object.fromEntries(stockLevels.items.map((i: any) => [i.sku, i.stock]));
-  }
-
-  const less = (stock: Record<string, number>, taken: Record<string, number>) =>
-    Object.fromEntries(Object.entries(stock).map(([k, v]) => [k, v - (taken[k] ?? 0)]));
+  const figures = () => feedOf(s, t);
 
   const cancel = async (uuid: string) => (await s.ok<any>(t.shop, CANCEL_ORDER, { uuid })).cancelOrder as TestOrder;
-  const progress = async (order: TestOrder, code: string, status: string) => {
-    const f = order.fulfilments.find((x: any) => x.supplierLocation.code === code)!;
-    return (await s.ok<any>(t.backOffice, PROGRESS, { fulfilmentUuid: f.uuid, input: { status } })).recordFulfilmentProgress as TestOrder;
-  };
+  const progress = (order: TestOrder, code: string, status: string) => progressAt(s, t, order, code, status);
   const adjustmentKinds = async (uuid: string) =>
     (
       await s.pool.query<{ kind: string; delta: number }>(`SELECT kind, delta FROM stock.stock_adjustment WHERE reason LIKE $1 ORDER BY id`, [`Order ${uuid} %`])
@@ -55,7 +46,7 @@ describe('consumed stock of fulfilments that never left comes back on hand', () 
     const p = await orderInState(s, t, 'processing', number());
     expect(await onHand()).toEqual(less(stock, { 'SKU-A@leeds': 1, 'SKU-C@berlin': 1 }));
     expect(await figures()).toEqual(less(feed, { 'SKU-A': 1, 'SKU-C': 1 }));
-    const stockSeq = Number((await s.pool.query('SELECT coalesce(max(seq), 0) AS seq FROM stock.outbox_event')).rows[0].seq);
+    const stockSeq = await stockOutboxSeq(s);
 
     const c = await cancel(p.uuid);
     expect(c.status).toBe('cancelled');
@@ -160,19 +151,8 @@ describe('consumed stock of fulfilments that never left comes back on hand', () 
     const p = await orderInState(s, t, 'processing', number());
     const sent = less(stock, { 'SKU-A@leeds': 1, 'SKU-C@berlin': 1 });
     // The order change fails after stock gave the stock back (writing the order row), as a crash or a lost connection would.
-    await s.pool.query(`CREATE OR REPLACE FUNCTION orders.test_refuse_cancel() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF NEW.uuid = '${p.uuid}'::uuid AND NEW.status = 'cancelled' THEN RAISE EXCEPTION 'test: this change does not commit'; END IF;
-        RETURN NEW;
-      END $$`);
-    await s.pool.query(`CREATE TRIGGER test_refuse_cancel BEFORE UPDATE ON orders.orders FOR EACH ROW EXECUTE FUNCTION orders.test_refuse_cancel()`);
-    try {
-      const res = await s.gql<any>(s.urls.orders, t.shop, CANCEL_ORDER, { uuid: p.uuid });
-      expect(res.errors).toHaveLength(1);
-    } finally {
-      await s.pool.query('DROP TRIGGER test_refuse_cancel ON orders.orders');
-      await s.pool.query('DROP FUNCTION orders.test_refuse_cancel()');
-    }
+    const res = await refusingOrderWrites(s, p.uuid, 'cancelled', () => s.gql<any>(s.urls.orders, t.shop, CANCEL_ORDER, { uuid: p.uuid }));
+    expect(res.errors).toHaveLength(1);
     const still = (await s.ok<any>(t.backOffice, `query ($uuid: ID!) { order(uuid: $uuid) { status fulfilments { status } } }`, { uuid: p.uuid })).order;
     expect(still).toEqual({ status: 'processing', fulfilments: [{ status: 'processing' }, { status: 'processing' }] });
     expect(await onHand()).toEqual(sent);

@@ -25,7 +25,13 @@ export type HoldOutcome = { kind: 'held'; lines: HeldLine[] } | { kind: 'short';
  */
 export interface StockApi {
   holdStock(input: { teamCode: string; orderUuid: string; lines: HoldLine[] }): Promise<HoldOutcome>;
-  releaseHolds(orderUuid: string): Promise<void>;
+  /**
+   * Releases the order's placed holds: all, or those at these supplier locations (a draft
+   * fulfilment that ends unsent); the ids of the holds released (none when none were placed).
+   */
+  releaseHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]>;
+  /** Undoes releaseHolds for these holds (the change that released them did not commit). */
+  reinstateHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
   consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void>;
   /**
    * Gives the stock consumed for the order's fulfilments at these supplier locations (sent, never
@@ -49,7 +55,8 @@ const HOLD = /* GraphQL */ `
       ... on StockShort { shortages { productUuid sku requested available } }
     }
   }`;
-const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!) { releaseHolds(orderUuid: $orderUuid) { lineNumber } }`;
+const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { releaseHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
+const REINSTATE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reinstateHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
 const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber } }`;
 const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
 const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
@@ -113,8 +120,14 @@ export class StockClient implements StockApi {
     throw new StockUnavailableError('holdStock gave no result');
   }
 
-  async releaseHolds(orderUuid: string): Promise<void> {
-    await this.call(RELEASE, { orderUuid });
+  async releaseHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]> {
+    const data = await this.call(RELEASE, { orderUuid, locationCodes: locationCodes ?? null });
+    if (!Array.isArray(data.releaseHolds)) throw new StockUnavailableError('releaseHolds gave no result');
+    return data.releaseHolds.map((h: { id: string }) => h.id);
+  }
+
+  async reinstateHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
+    await this.call(REINSTATE, { orderUuid, holdIds });
   }
 
   async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void> {

@@ -14,7 +14,7 @@ import { insertTracking, lockOrderOfFulfilment } from '../repositories/order-rep
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { stateForbids } from './change-order';
-import { changeContext, moveFulfilments, returnConsumedStock, saveOrder } from './transitions';
+import { changeContext, moveFulfilments, saveOrder, takeStockSteps } from './transitions';
 
 export interface TrackingDetailInput {
   carrier?: string | null;
@@ -58,8 +58,10 @@ function fulfilmentNotFound(): Problem {
  * Back-office or supplier: a fulfilment's progress (dispatched with tracking, back-order, failed,
  * returned, cancelled, invalid, processing again). One `fulfilment.status-changed` with the
  * fulfilment's SKUs, one `fulfilment.tracking-created` when tracking came with it, and the order's
- * status follows (section 3's final statuses) with its own event. A sent fulfilment the supplier
- * cancels gives its consumed stock back to on hand (returnsConsumedStock).
+ * status follows (section 3's final statuses) with its own event. The fulfilment's stock follows
+ * (stockStepOf): a sent one the supplier cancels gives its consumed stock back to on hand, a draft
+ * cancelled releases its holds, a draft the supplier takes consumes them; an order that ends here
+ * gives up whatever it still holds (saveOrder).
  */
 export async function recordFulfilmentProgress(
   deps: OrdersDeps,
@@ -87,10 +89,12 @@ export async function recordFulfilmentProgress(
     const now = ctx.now;
     const next: Order = { ...order, updatedAt: now };
     const moved = moveFulfilments(ctx, next, (f) => (f.uuid === fulfilment.uuid ? to : null));
-    // The supplier cancelled a fulfilment it had not dispatched: its stock is back on hand.
-    await returnConsumedStock(
+    // Its stock follows: back on hand when it was sent and is cancelled before dispatch; released
+    // when it was a draft that ends unsent; consumed when the supplier took a draft.
+    await takeStockSteps(
       ctx,
-      order.uuid,
+      order,
+      next,
       moved.map((c) => ({ from: c.from, to: c.status, f: c.f })),
     );
     next.status = deriveFromFulfilments(order.status, next.fulfilments.map((f) => f.status));

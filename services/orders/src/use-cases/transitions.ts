@@ -4,6 +4,7 @@ import { Problem, type Violation } from '@pf/platform/problems';
 import { StockUnavailableError, type HoldOutcome, type Shortage } from '../adapters/stock-client';
 import { buildFulfilments, type HeldLine } from '../domain/fulfilments';
 import type { Fulfilment, Order, OrderLine, ShippingMethodChoice } from '../domain/model';
+import { settlementOf, stockStepOf, stockStepsOf, type FulfilmentMove } from '../domain/fulfilment-stock';
 import { confirmationAddressViolations } from '../domain/order-input';
 import { FINISHED_FULFILMENT_STATUSES, type Decision, type FulfilmentStatus, type OrderStatus } from '../domain/order-state-machine';
 import { chooseShippingMethod } from '../domain/shipping-methods';
@@ -100,47 +101,90 @@ export async function releaseHolds(ctx: ChangeContext, order: Order): Promise<vo
   restoreHolds(ctx, order);
 }
 
-/**
- * Fulfilments that were sent and not dispatched: their holds were consumed (the stock left on
- * hand) but the goods never left the supplier location.
- */
-const SENT_NOT_DISPATCHED: readonly FulfilmentStatus[] = ['processing', 'back-order', 'invalid'];
+/** Asks the stock service; unreachable: 503 `unavailable`, worth retrying. */
+async function askStock<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    if (err instanceof StockUnavailableError) throw stockUnavailable();
+    throw err;
+  }
+}
 
 /**
  * Whether a fulfilment going from `from` to `to` gives its consumed stock back to on hand: it was
  * sent and not dispatched, and it is cancelled (with its order, or by its supplier) or discarded
- * (the order went back before confirmation). Not when it `failed`: what a failure left on the
- * shelf is unknown, and a count puts it right (docs/orders.md, "When consumed stock comes back").
- * A draft's holds were never consumed (they are released); a dispatched one's stock has gone.
+ * (the order went back before confirmation). Not when it `failed` (stockStepOf says why).
  */
 export function returnsConsumedStock(from: FulfilmentStatus, to: FulfilmentStatus | 'discarded'): boolean {
-  return SENT_NOT_DISPATCHED.includes(from) && (to === 'cancelled' || to === 'discarded');
+  return stockStepOf(from, to) === 'return';
 }
 
 /** The supplier locations whose consumed stock these fulfilment moves give back (one fulfilment per location). */
-export function locationsGivingBack(moves: readonly { from: FulfilmentStatus; to: FulfilmentStatus | 'discarded'; f: Pick<Fulfilment, 'supplierLocation'> }[]): string[] {
-  return [...new Set(moves.filter((m) => returnsConsumedStock(m.from, m.to)).map((m) => m.f.supplierLocation.code))].sort();
+export function locationsGivingBack(moves: readonly FulfilmentMove[]): string[] {
+  return stockStepsOf(moves).return;
 }
 
 /**
  * Gives the stock consumed for these fulfilment moves back to on hand (stock's returnHolds for
  * their supplier locations), compensated by consuming it again if the change does not commit.
  */
-export async function returnConsumedStock(
-  ctx: ChangeContext,
-  orderUuid: string,
-  moves: readonly { from: FulfilmentStatus; to: FulfilmentStatus | 'discarded'; f: Pick<Fulfilment, 'supplierLocation'> }[],
-): Promise<void> {
-  const codes = locationsGivingBack(moves);
+export async function returnConsumedStock(ctx: ChangeContext, orderUuid: string, moves: readonly FulfilmentMove[]): Promise<void> {
+  await returnStockAt(ctx, orderUuid, locationsGivingBack(moves));
+}
+
+async function returnStockAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[]): Promise<void> {
   if (codes.length === 0) return;
-  let returned: string[];
-  try {
-    returned = await ctx.deps.stock.returnHolds(orderUuid, codes);
-  } catch (err) {
-    if (err instanceof StockUnavailableError) throw stockUnavailable();
-    throw err;
-  }
+  const returned = await askStock(() => ctx.deps.stock.returnHolds(orderUuid, codes));
   if (returned.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.reconsumeHolds(orderUuid, returned));
+}
+
+/**
+ * Releases the order's placed holds at these supplier locations (null: all), compensated by
+ * placing exactly those holds again if the change does not commit.
+ */
+async function releaseHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[] | null): Promise<void> {
+  if (codes !== null && codes.length === 0) return;
+  const released = await askStock(() => ctx.deps.stock.releaseHolds(orderUuid, codes));
+  if (released.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.reinstateHolds(orderUuid, released));
+}
+
+/**
+ * Consumes the order's placed holds at these supplier locations. Not compensated (stock has no
+ * undo for consuming, as for the order's own send): a change that then does not commit leaves
+ * them consumed, which its retry finds done.
+ */
+async function consumeHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[]): Promise<void> {
+  if (codes.length === 0) return;
+  await askStock(() => ctx.deps.stock.consumeHolds(orderUuid, codes));
+}
+
+/**
+ * The stock side of fulfilments moving one by one (supplier progress; stockStepsOf): a sent one
+ * cancelled gives its consumed stock back, a draft that ends unsent releases its location's holds,
+ * a draft its supplier took consumes them. When no draft is left, saveOrder settles the order's
+ * holds as a whole instead (settlementOf).
+ */
+export async function takeStockSteps(ctx: ChangeContext, order: Order, next: Order, moves: readonly FulfilmentMove[]): Promise<void> {
+  const steps = stockStepsOf(moves);
+  await returnStockAt(ctx, order.uuid, steps.return);
+  // Without placed holds (stockHeld false) there is nothing to release or consume.
+  if (!order.stockHeld || settlementOf(next) !== null) return;
+  await releaseHoldsAt(ctx, order.uuid, steps.release);
+  await consumeHoldsAt(ctx, order.uuid, steps.consume);
+}
+
+/**
+ * Part of every change (saveOrder): an order that has no draft left, or has ended, holds no
+ * stock any more, whichever path got it there (settlementOf): holds at the locations of
+ * fulfilments that were sent are consumed, every other one released, and `stockHeld` is false.
+ */
+async function settleHolds(ctx: ChangeContext, next: Order): Promise<void> {
+  const settlement = settlementOf(next);
+  if (!settlement) return;
+  await consumeHoldsAt(ctx, next.uuid, settlement.consume);
+  await releaseHoldsAt(ctx, next.uuid, null);
+  next.stockHeld = false;
 }
 
 /** Fulfilments as they are once written (drafts). */
@@ -291,9 +335,10 @@ export async function applyMove(
 /**
  * Writes the order row, pending fulfilment changes and the status history, and announces them in
  * cause-and-effect order: the fulfilments' changes, then `alongside` (e.g. their tracking), then
- * the order's status.
+ * the order's status. An order left without drafts, or ended, gives up the stock it still holds first.
  */
 export async function saveOrder(ctx: ChangeContext, before: Order, next: Order, alongside: OutgoingEvent[] = []): Promise<void> {
+  await settleHolds(ctx, next);
   await updateOrder(ctx.tx, next);
   const changes = ctx.pending.splice(0);
   await setFulfilmentStatuses(ctx.tx, changes, next.updatedAt);
