@@ -4,7 +4,7 @@ import { TOPICS } from '@pf/platform/events/topics';
 import { createLogger } from '@pf/platform/logging';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
 import { applyStockLevelEvents, STOCK_FIGURES_CONSUMER } from '../src/use-cases/stock-fulfillability';
-import { CONFIRM_ORDER, CREATE_ORDER, createTeam, ORDER, orderInput, SAVE_AS_DRAFT, SET_FULFILLABLE, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+import { AMEND_ORDER, CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, ORDER, orderInput, SAVE_AS_DRAFT, SET_FULFILLABLE, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
 const SET_STOCK = /* GraphQL */ `mutation ($input: SetStockInput!) { setStock(input: $input) { onHand } }`;
 const ADJUST_STOCK = /* GraphQL */ `mutation ($input: AdjustStockInput!) { adjustStock(input: $input) { onHand } }`;
@@ -17,7 +17,7 @@ const ADJUST_STOCK = /* GraphQL */ `mutation ($input: AdjustStockInput!) { adjus
 describe('fulfillableStatus from stock', () => {
   let s: OrdersSystem;
   let t: TeamFixture;
-  const SKUS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9', 'P10', 'P11'];
+  const SKUS = ['P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7', 'P8', 'P9', 'P10', 'P11', 'P12', 'P13'];
 
   beforeAll(async () => {
     s = await startSystem({ ordersEnv: { ORDER_COUNTDOWN_SECONDS: '600' } });
@@ -48,6 +48,8 @@ describe('fulfillableStatus from stock', () => {
     const rows = await s.outboxAfter(0);
     return rows.filter((r) => r.event_key === uuid && r.envelope.type === 'order.fulfillable-status-changed').map((r) => r.envelope.payload);
   }
+  const demandOf = async (uuid: string) =>
+    (await s.pool.query('SELECT product_uuid::text AS product, needed FROM orders.stock_demand WHERE order_uuid = $1 ORDER BY product_uuid', [uuid])).rows;
   const transitions = async (uuid: string) => (await fulfillableEvents(uuid)).map((e) => `${e.originalFulfillableStatus}>${e.currentFulfillableStatus}`);
 
   it('a draft whose product runs out becomes not-fulfillable with exactly one event, partially when some is back, fulfillable when restocked', async () => {
@@ -130,12 +132,36 @@ describe('fulfillableStatus from stock', () => {
     expect(await fulfillableEvents(o.uuid)).toEqual([]);
   });
 
-  it('a merchant\'s status holds until the next change of a product\'s figure, which derives it again', async () => {
+  it('a merchant\'s status holds until a figure change alters what stock covers of the order, which derives it again', async () => {
     const o = await create([['P8', 2]]);
     await s.ok(t.backOffice, SET_FULFILLABLE, { uuid: o.uuid, value: 'not-fulfillable' });
+    // 10 -> 9 still covers 2: the merchant's value stays.
     await adjustStock('P8', -1);
+    await waitFigure('P8', 9);
+    expect(await statusOf(o.uuid)).toBe('not-fulfillable');
+    // 9 -> 1 no longer covers 2: derived again.
+    await setStock('P8', 1);
+    await waitStatus(o.uuid, 'partially-fulfillable');
+    expect(await transitions(o.uuid)).toEqual(['fulfillable>not-fulfillable', 'not-fulfillable>partially-fulfillable']);
+  });
+
+  it('an amendment derives the status for the new lines, announced by order.revised only (O5); later figure changes follow the new lines', async () => {
+    await setStock('P12', 0);
+    await waitFigure('P12', 0);
+    const o = await create([['P13', 1]]);
+    const amended = (
+      await s.ok<any>(t.shop, AMEND_ORDER, {
+        uuid: o.uuid,
+        input: { orderLines: [{ lineNumber: 1, product: { sku: 'P13' }, quantity: 1 }, { lineNumber: 2, product: { sku: 'P12' }, quantity: 3 }] },
+      })
+    ).amendOrderLines.order;
+    expect(amended.fulfillableStatus).toBe('partially-fulfillable');
+    const revised = (await s.outboxAfter(0)).filter((r) => r.event_key === o.uuid && r.envelope.type === 'order.revised');
+    expect(revised.map((r) => r.envelope.payload.order.fulfillableStatus)).toEqual(['partially-fulfillable']);
+    expect(await fulfillableEvents(o.uuid)).toEqual([]);
+    await setStock('P12', 3);
     await waitStatus(o.uuid, 'fulfillable');
-    expect(await transitions(o.uuid)).toEqual(['fulfillable>not-fulfillable', 'not-fulfillable>fulfillable']);
+    expect(await transitions(o.uuid)).toEqual(['partially-fulfillable>fulfillable']);
   });
 
   it('taking stock for an order (confirmation) makes it fulfillable, with one event', async () => {
@@ -144,11 +170,17 @@ describe('fulfillableStatus from stock', () => {
     const confirmed = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: o.uuid })).confirmOrder;
     expect(confirmed).toMatchObject({ status: 'queued', stockHeld: true, fulfillableStatus: 'fulfillable' });
     expect(await transitions(o.uuid)).toEqual(['fulfillable>partially-fulfillable', 'partially-fulfillable>fulfillable']);
+    expect(await demandOf(o.uuid)).toEqual([]);
 
     // Back to draft, its stock is released and follows the figures again: P9 has 8 for it... until it has none.
     await s.ok(t.backOffice, SAVE_AS_DRAFT, { uuid: o.uuid });
+    expect(await demandOf(o.uuid)).toEqual([{ product: product('P9'), needed: 2 }]);
     await setStock('P9', 1);
     await waitStatus(o.uuid, 'partially-fulfillable');
+
+    // Cancelled, it needs nothing any more.
+    await s.ok(t.shop, CANCEL_ORDER, { uuid: o.uuid });
+    expect(await demandOf(o.uuid)).toEqual([]);
   });
 
   it('a stock event delivered twice changes nothing the second time (inbox); an older one never overwrites a newer figure', async () => {

@@ -1,5 +1,5 @@
 import type { Fulfilment } from './model';
-import { coverage, derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct, STOCK_DERIVED_STATUSES } from './fulfillability';
+import { coverage, derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct, needsAffected, STOCK_DERIVED_STATUSES } from './fulfillability';
 import { ORDER_STATUSES, type FulfilmentStatus } from './order-state-machine';
 
 const line = (productUuid: string | null, quantity: number) => ({ productUuid, quantity });
@@ -37,6 +37,30 @@ describe('fulfillable status from stock', () => {
     expect(fulfillabilityFromStock([line('unknown', 5)], figures({}))).toBe('fulfillable');
     expect(fulfillabilityFromStock([line('unknown', 5), line('a', 1)], figures({ a: 0 }))).toBe('partially-fulfillable');
     expect(fulfillabilityFromStock([], figures({}))).toBe('fulfillable');
+  });
+});
+
+describe('which needs a figure change concerns', () => {
+  const concerned = (needed: number, range: { above: number; atMost: number | null }) => needed > range.above && (range.atMost === null || needed <= range.atMost);
+
+  it('exactly the needs whose coverage changes, for every pair of figures (unknown included)', () => {
+    const figuresBefore = [undefined, 0, 1, 3, 5, 8, 1000];
+    const figuresAfter = [0, 1, 3, 5, 8, 1000];
+    for (const before of figuresBefore) {
+      for (const after of figuresAfter) {
+        if (before === after) continue;
+        const range = needsAffected(before, after);
+        for (let needed = 1; needed <= 1002; needed++) {
+          expect([before, after, needed, concerned(needed, range)]).toEqual([before, after, needed, coverage(needed, before) !== coverage(needed, after)]);
+        }
+      }
+    }
+  });
+
+  it('a large figure moving a little concerns only the needs in between', () => {
+    expect(needsAffected(1_000_000, 999_990)).toEqual({ above: 999_990, atMost: 1_000_000 });
+    expect(needsAffected(5, 0)).toEqual({ above: 0, atMost: null });
+    expect(needsAffected(undefined, 7)).toEqual({ above: 7, atMost: null });
   });
 });
 

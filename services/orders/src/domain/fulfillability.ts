@@ -45,6 +45,22 @@ export function neededPerProduct(lines: readonly StockLine[]): Map<string, numbe
   return needed;
 }
 
+/**
+ * The needs of a product whose coverage changes when its figure goes from `before` (undefined: not
+ * known, which counts as covering anything) to `after`: exactly those with `needed > above` and,
+ * when `atMost` is not null, `needed <= atMost`. Lets a query find the few orders a figure change
+ * concerns without reading the others (in the orders benchmark, a large figure moving by 10
+ * concerns none).
+ */
+export function needsAffected(before: number | undefined, after: number): { above: number; atMost: number | null } {
+  const low = before === undefined ? after : Math.min(before, after);
+  const high = before === undefined ? null : Math.max(before, after);
+  // To or from 0: every need changes (covered or partly covered <-> uncovered).
+  if (low === 0) return { above: 0, atMost: null };
+  // Both above 0: only needs between the two figures cross "covered".
+  return { above: low, atMost: high };
+}
+
 /** The fulfillable status the figures give these lines. */
 export function fulfillabilityFromStock(lines: readonly StockLine[], figures: StockFigures): FulfillableStatus {
   const coverages = [...neededPerProduct(lines)].map(([product, needed]) => coverage(needed, figures.get(product)));

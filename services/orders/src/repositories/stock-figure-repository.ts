@@ -1,11 +1,12 @@
 import type { FulfillableStatus } from '../domain/order-state-machine';
-import { STOCK_DERIVED_STATUSES, type StockLine } from '../domain/fulfillability';
+import type { StockLine } from '../domain/fulfillability';
 import type { Sql } from './order-repository';
 
 /**
- * The stock read model (`orders.stock_figure`) and the queries that derive fulfillable statuses
- * from it, in typed raw SQL on pg: stock events come in bursts (a confirmation of 10 lines sends
- * 10), so each statement handles a whole run of them.
+ * The stock read model (`orders.stock_figure`), what orders that follow stock need
+ * (`orders.stock_demand`), and the queries that derive fulfillable statuses from them, in typed
+ * raw SQL on pg: stock events come in bursts (a confirmation of 10 lines sends 10), so each
+ * statement handles a whole run of them.
  */
 
 /** One product's figure as an event reported it. */
@@ -14,6 +15,13 @@ export interface StockFigureState {
   teamCode: string;
   stock: number;
   changedAt: Date;
+}
+
+/** A product whose stored figure changed value: from `previous` (null: not known before) to `stock`. */
+export interface FigureChange {
+  productUuid: string;
+  previous: number | null;
+  stock: number;
 }
 
 /**
@@ -33,11 +41,11 @@ export async function claimInboxEvents(tx: Sql, consumer: string, eventIds: read
 /**
  * Writes the figures (one per product) where they are newer than what is stored (by changedAt; an
  * equal one is applied: stock sends one product's events in order). Answers the products whose
- * stored figure changed value (or became known).
+ * stored figure changed value (or became known), with the value before.
  */
-export async function applyStockFigures(tx: Sql, figures: readonly StockFigureState[]): Promise<{ productUuid: string; teamCode: string }[]> {
+export async function applyStockFigures(tx: Sql, figures: readonly StockFigureState[]): Promise<FigureChange[]> {
   if (figures.length === 0) return [];
-  const { rows } = await tx.query<{ product_uuid: string; team_code: string }>(
+  const { rows } = await tx.query<{ product_uuid: string; previous: number | null; stock: number }>(
     `WITH incoming AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[]) AS f(product_uuid, team_code, stock, changed_at)),
      previous AS (
@@ -47,13 +55,13 @@ export async function applyStockFigures(tx: Sql, figures: readonly StockFigureSt
        SELECT product_uuid, team_code, stock, changed_at FROM incoming
        ON CONFLICT (product_uuid) DO UPDATE SET stock = EXCLUDED.stock, changed_at = EXCLUDED.changed_at
         WHERE s.changed_at <= EXCLUDED.changed_at AND s.team_code = EXCLUDED.team_code
-       RETURNING s.product_uuid, s.team_code, s.stock)
-     SELECT w.product_uuid::text AS product_uuid, w.team_code
+       RETURNING s.product_uuid, s.stock)
+     SELECT w.product_uuid::text AS product_uuid, p.stock AS previous, w.stock
        FROM written w LEFT JOIN previous p ON p.product_uuid = w.product_uuid
       WHERE p.stock IS DISTINCT FROM w.stock`,
     [figures.map((f) => f.productUuid), figures.map((f) => f.teamCode), figures.map((f) => f.stock), figures.map((f) => f.changedAt)],
   );
-  return rows.map((r) => ({ productUuid: r.product_uuid, teamCode: r.team_code }));
+  return rows.map((r) => ({ productUuid: r.product_uuid, previous: r.previous, stock: r.stock }));
 }
 
 /** The known figures of these products (a product without one is absent). */
@@ -67,33 +75,66 @@ export async function stockFiguresOf(db: Sql, productUuids: readonly string[]): 
   return new Map(rows.map((r) => [r.product_uuid, r.stock]));
 }
 
-/** An order whose fulfillable status follows stock, with what the rule needs. */
-export interface StockDerivedOrder {
-  uuid: string;
-  fulfillableStatus: FulfillableStatus;
-  lines: StockLine[];
+/**
+ * Makes `needs` (product -> quantity) what the order needs while it follows stock (rows of other
+ * products go) and answers the known figures of those products, in one statement.
+ */
+export async function recordStockDemand(tx: Sql, orderUuid: string, needs: ReadonlyMap<string, number>): Promise<Map<string, number>> {
+  const products = [...needs.keys()];
+  const { rows } = await tx.query<{ product_uuid: string; stock: number }>(
+    `WITH gone AS (
+       DELETE FROM orders.stock_demand WHERE order_uuid = $1::uuid AND NOT (product_uuid = ANY($2::uuid[]))),
+     kept AS (
+       INSERT INTO orders.stock_demand (order_uuid, product_uuid, needed)
+       SELECT $1::uuid, d.product_uuid, d.needed FROM unnest($2::uuid[], $3::int[]) AS d(product_uuid, needed)
+       ON CONFLICT (order_uuid, product_uuid) DO UPDATE SET needed = EXCLUDED.needed)
+     SELECT product_uuid::text AS product_uuid, stock FROM orders.stock_figure WHERE product_uuid = ANY($2::uuid[])`,
+    [orderUuid, products, products.map((p) => needs.get(p)!)],
+  );
+  return new Map(rows.map((r) => [r.product_uuid, r.stock]));
 }
 
-const DERIVED_STATUSES_SQL = STOCK_DERIVED_STATUSES.map((s) => `'${s}'`).join(', ');
+/** The order no longer follows stock (stock taken, finished): it needs nothing any more. */
+export async function dropStockDemand(tx: Sql, orderUuids: readonly string[]): Promise<void> {
+  if (orderUuids.length === 0) return;
+  await tx.query(`DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`, [orderUuids]);
+}
+
+/** Which needs of a product a figure change concerns (`needsAffected`). */
+export interface ConcernedNeeds {
+  productUuid: string;
+  above: number;
+  atMost: number | null;
+}
+
+/** An order a figure change concerns, with everything it needs and the current figures. */
+export interface ConcernedOrder {
+  uuid: string;
+  fulfillableStatus: FulfillableStatus;
+  /** Its needs as lines (one per product); `stock` null when the figure is not known. */
+  needs: (StockLine & { stock: number | null })[];
+}
 
 /**
- * The orders of these teams whose fulfillable status follows stock (no stock held, nothing sent,
- * see `derivesFromStock`) and that have a line on one of these products, with their matched lines.
- * One statement for a whole run of stock changes; `orders_stock_derived_idx` serves the filter.
+ * The orders with a need that these figure changes concern, each with all its needs and their
+ * figures, in uuid order. One statement for a whole run; the index on (product, needed) reads
+ * only the needs concerned.
  */
-export async function stockDerivedOrdersOn(db: Sql, teamCodes: readonly string[], productUuids: readonly string[]): Promise<StockDerivedOrder[]> {
-  if (productUuids.length === 0) return [];
-  const { rows } = await db.query<{ uuid: string; fulfillable_status: FulfillableStatus; lines: StockLine[] }>(
-    `SELECT o.uuid::text AS uuid, o.fulfillable_status,
-            (SELECT json_agg(json_build_object('productUuid', l.product_uuid, 'quantity', l.quantity))
-               FROM orders.order_line l WHERE l.order_uuid = o.uuid AND l.product_uuid IS NOT NULL) AS lines
-       FROM orders.orders o
-      WHERE o.team_code = ANY($1::text[])
-        AND NOT o.stock_held AND o.status IN (${DERIVED_STATUSES_SQL})
-        AND EXISTS (SELECT 1 FROM orders.order_line l WHERE l.order_uuid = o.uuid AND l.product_uuid = ANY($2::uuid[]))
-        AND NOT EXISTS (SELECT 1 FROM orders.fulfilment f WHERE f.order_uuid = o.uuid AND f.status <> 'draft')
+export async function ordersConcernedBy(db: Sql, concerned: readonly ConcernedNeeds[]): Promise<ConcernedOrder[]> {
+  if (concerned.length === 0) return [];
+  const { rows } = await db.query<{ uuid: string; fulfillable_status: FulfillableStatus; needs: { productUuid: string; quantity: number; stock: number | null }[] }>(
+    `WITH concerned AS (
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[]) AS c(product_uuid, above, at_most)),
+     affected AS (
+       SELECT DISTINCT d.order_uuid FROM concerned c
+         JOIN orders.stock_demand d ON d.product_uuid = c.product_uuid AND d.needed > c.above AND (c.at_most IS NULL OR d.needed <= c.at_most))
+     SELECT o.uuid::text AS uuid, o.fulfillable_status,
+            (SELECT json_agg(json_build_object('productUuid', d.product_uuid, 'quantity', d.needed, 'stock', f.stock))
+               FROM orders.stock_demand d LEFT JOIN orders.stock_figure f ON f.product_uuid = d.product_uuid
+              WHERE d.order_uuid = o.uuid) AS needs
+       FROM affected a JOIN orders.orders o ON o.uuid = a.order_uuid
       ORDER BY o.uuid`,
-    [[...new Set(teamCodes)], [...new Set(productUuids)]],
+    [concerned.map((c) => c.productUuid), concerned.map((c) => c.above), concerned.map((c) => c.atMost)],
   );
-  return rows.map((r) => ({ uuid: r.uuid, fulfillableStatus: r.fulfillable_status, lines: r.lines ?? [] }));
+  return rows.map((r) => ({ uuid: r.uuid, fulfillableStatus: r.fulfillable_status, needs: r.needs ?? [] }));
 }

@@ -3,6 +3,7 @@ import type { Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError } from '../adapters/stock-client';
 import { amendmentRefusal, diffLines, isEmptyDiff, refusal, type AmendmentRefusal, type LineDiff } from '../domain/amendment';
+import { derivesFromStock } from '../domain/fulfillability';
 import { buildFulfilments, replacedFulfilments, type HeldLine, type ReplacedFulfilment } from '../domain/fulfilments';
 import type { Order } from '../domain/model';
 import { validateLines, type OrderLineInput } from '../domain/order-input';
@@ -15,6 +16,7 @@ import { inTransaction, newUuidOf, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { requireActiveTeam } from './create-order';
 import { stateOf } from './change-order';
+import { followStock } from './stock-fulfillability';
 import { applyMove, asDraftFulfilments, changeContext, restoreHolds, stockShortProblem } from './transitions';
 
 /** What `PUT .../lines` answers besides the order. */
@@ -103,6 +105,8 @@ export async function amendOrderLines(
         }
       }
       await replaceLines(tx, order.uuid, wanted);
+      // Derived for the new lines; announced only by order.revised (rule O5: an amend sends no webhook).
+      if (derivesFromStock(next)) next.fulfillableStatus = await followStock(tx, next, wanted);
       const saved = await applyMove(ctx, order, decision, { next });
       unit.events.push(orderEvents.revised(saved, 'amended'));
       return {

@@ -8,7 +8,7 @@ import { lockAndLoadOrder, updateOrder } from '../repositories/order-repository'
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { requireActiveTeam } from './create-order';
-import { fulfillableOnTakingStock } from './stock-fulfillability';
+import { afterStockMove } from './stock-fulfillability';
 import { applyMove, changeContext, type ChangeContext } from './transitions';
 
 export function stateOf(order: Order): OrderState {
@@ -51,7 +51,7 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
     if (decision.kind === 'unchanged') return order;
     await requireActiveTeam(ctx.tx, order.teamCode);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
-    return fulfillableOnTakingStock(ctx, order, await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null }));
+    return afterStockMove(ctx, order, await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null }));
   });
 }
 
@@ -60,7 +60,7 @@ export async function cancelOrder(deps: OrdersDeps, identity: Identity, uuid: st
   return changeVisibleOrder(deps, identity, uuid, 'cancel', async (ctx, order) => {
     const decision = decide(stateOf(order), 'cancel', { now: ctx.now });
     if (decision.kind !== 'move') throw stateForbids(`The order cannot be cancelled (status ${order.status}). ${decision.kind === 'refused' ? decision.detail : ''}`.trim());
-    return applyMove(ctx, order, decision);
+    return afterStockMove(ctx, order, await applyMove(ctx, order, decision));
   });
 }
 
@@ -102,7 +102,7 @@ export async function merchantAction(
         shippingMethodCode: opts.shippingMethodCode ?? null,
         ...(scheduledAt ? { scheduledAt } : {}),
       });
-      return fulfillableOnTakingStock(ctx, order, moved);
+      return afterStockMove(ctx, order, moved);
     },
     { reason: opts.reason ?? null },
   );

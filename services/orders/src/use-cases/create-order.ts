@@ -18,7 +18,7 @@ import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, standardChannelOf, teamActive } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
-import { fulfillabilityOfLines } from './stock-fulfillability';
+import { followStock } from './stock-fulfillability';
 import { applyMove, changeContext, holdLines, releaseHolds, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
 
 /** Imported in one call at most (all or none). */
@@ -193,7 +193,7 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
     restoreHolds(ctx, order);
     order.stockHeld = true;
   }
-  order.fulfillableStatus = await fulfillabilityOfLines(tx, order.lines, order.stockHeld);
+  order.fulfillableStatus = await followStock(tx, order, order.lines, { known: false });
   try {
     await insertOrder(tx, order, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null });
   } catch (err) {
@@ -259,7 +259,7 @@ async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOr
     next.stockHeld = false;
   }
   await replaceLines(tx, existing.uuid, lines);
-  next.fulfillableStatus = await fulfillabilityOfLines(tx, lines, next.stockHeld, existing.stockHeld ? existing.lines : []);
+  next.fulfillableStatus = await followStock(tx, next, lines, { released: existing.stockHeld ? existing.lines : [] });
   const saved = await applyMove(ctx, existing, decision, { next });
   ctx.unit.events.push(orderEvents.revised(saved, 'replaced'));
   if (saved.fulfillableStatus !== existing.fulfillableStatus) {

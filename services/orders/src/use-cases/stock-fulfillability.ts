@@ -1,19 +1,28 @@
 import type pg from 'pg';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { StockLevelChanged } from '@pf/platform/events/stock';
-import { derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct } from '../domain/fulfillability';
+import { derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct, needsAffected } from '../domain/fulfillability';
 import type { Order, OrderLine } from '../domain/model';
 import type { FulfillableStatus } from '../domain/order-state-machine';
 import { lockAndLoadOrder, updateOrder, type Sql } from '../repositories/order-repository';
-import { applyStockFigures, claimInboxEvents, stockDerivedOrdersOn, stockFiguresOf, type StockFigureState } from '../repositories/stock-figure-repository';
+import {
+  applyStockFigures,
+  claimInboxEvents,
+  dropStockDemand,
+  ordersConcernedBy,
+  recordStockDemand,
+  stockFiguresOf,
+  type StockFigureState,
+} from '../repositories/stock-figure-repository';
 import { inTransaction, nowOf, type OrdersDeps, type Unit } from './deps';
 import { orderEvents } from './events';
 import type { ChangeContext } from './transitions';
 
 /**
  * `fulfillableStatus` follows stock (docs/orders.md, "fulfillableStatus from stock"): the stock
- * read model is fed by stock's `stock-level.changed`, and every change of a product's figure
- * derives again the status of the orders whose stock is not theirs yet (domain/fulfillability.ts).
+ * read model is fed by stock's `stock-level.changed`; an order whose stock is not its own yet
+ * keeps what it needs of each product in `stock_demand`, and a change of a product's figure
+ * derives again the orders whose coverage of that product it changes (domain/fulfillability.ts).
  */
 
 /** Inbox consumer name of the stock read model. */
@@ -35,10 +44,10 @@ export interface StockRunOutcome {
 
 /**
  * Applies a run of stock events (in their order on the bus) in one transaction: the inbox takes
- * each at most once; the newest figure of each product is kept (by changedAt); then the orders
- * whose fulfillable status follows stock and that have a line on a product whose figure changed
- * are derived again (one query for the run), and each whose status changes is locked, read again
- * and saved with one `order.fulfillable-status-changed`. An unchanged order is not written.
+ * each at most once; the newest figure of each product is kept (by changedAt); then one query
+ * finds the orders whose coverage of a product changed with its figure, and each whose status
+ * changes is locked, read again and saved with one `order.fulfillable-status-changed`. An order
+ * whose status stays is not written.
  */
 export async function applyStockLevelEvents(deps: StockDeps, events: readonly EventEnvelope[]): Promise<StockRunOutcome> {
   const stockEvents = events.filter((e) => StockLevelChanged.is(e));
@@ -62,37 +71,29 @@ export async function applyStockLevelEvents(deps: StockDeps, events: readonly Ev
       const seen = latest.get(productUuid);
       if (!seen || seen.changedAt.getTime() <= changedAt.getTime()) latest.set(productUuid, { productUuid, teamCode: p.teamCode, stock: p.stock, changedAt });
     }
-    const changed = await applyStockFigures(tx, [...latest.values()]);
-    const ordersChanged = await deriveAgain(
-      deps,
-      tx,
-      unit,
-      changed.map((c) => c.teamCode),
-      changed.map((c) => c.productUuid),
-    );
+    const changes = await applyStockFigures(tx, [...latest.values()]);
+    const concerned = changes.map((c) => ({ productUuid: c.productUuid, ...needsAffected(c.previous ?? undefined, c.stock) }));
+    const ordersChanged = await deriveAgain(deps, tx, unit, concerned);
     return { applied, duplicates: stockEvents.length - applied, ignored, ordersChanged };
   });
 }
 
-/** Derives again the orders on these products whose status follows stock; how many changed. */
-async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, teamCodes: string[], productUuids: string[]): Promise<number> {
-  const candidates = await stockDerivedOrdersOn(tx, teamCodes, productUuids);
-  if (candidates.length === 0) return 0;
-  const asked = new Set(candidates.flatMap((c) => c.lines.map((l) => l.productUuid!)));
-  const figures = await stockFiguresOf(tx, [...asked]);
-  // Only orders whose status would change are locked (in uuid order: the query sorts them).
-  const stale = candidates.filter((c) => fulfillabilityFromStock(c.lines, figures) !== c.fulfillableStatus);
+/** Derives again the orders these figure changes concern; how many changed status. */
+async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, concerned: Parameters<typeof ordersConcernedBy>[1]): Promise<number> {
+  const orders = await ordersConcernedBy(tx, concerned);
   let changed = 0;
-  for (const candidate of stale) {
-    // Read again under the lock: a change of the order may have committed since the query.
+  for (const candidate of orders) {
+    const figures = new Map(candidate.needs.flatMap((n) => (n.stock !== null ? [[n.productUuid!, n.stock] as const] : [])));
+    if (fulfillabilityFromStock(candidate.needs, figures) === candidate.fulfillableStatus) continue;
+    // Read again under the lock (in uuid order): a change of the order may have committed since.
     const order = await lockAndLoadOrder(tx, candidate.uuid);
-    if (order === null || order === 'locked' || !derivesFromStock(order)) continue;
-    const unasked = order.lines.flatMap((l) => (l.productUuid !== null && !asked.has(l.productUuid) ? [l.productUuid] : []));
-    if (unasked.length > 0) {
-      for (const [product, stock] of await stockFiguresOf(tx, unasked)) figures.set(product, stock);
-      for (const product of unasked) asked.add(product);
+    if (order === null || order === 'locked') continue;
+    if (!derivesFromStock(order)) {
+      // Its stock became its own by a path that did not say so: it needs nothing any more.
+      await dropStockDemand(tx, [order.uuid]);
+      continue;
     }
-    const status = fulfillabilityFromStock(order.lines, figures);
+    const status = fulfillabilityFromStock(order.lines, await stockFiguresOf(tx, productsOf(order.lines)));
     if (status === order.fulfillableStatus) continue;
     const next: Order = { ...order, fulfillableStatus: status, updatedAt: nowOf(deps) };
     await updateOrder(tx, next);
@@ -102,19 +103,33 @@ async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, teamC
   return changed;
 }
 
+function productsOf(lines: readonly OrderLine[]): string[] {
+  return lines.flatMap((l) => (l.productUuid !== null ? [l.productUuid] : []));
+}
+
 /**
- * The fulfillable status of a new or replaced order from the stock read model: what the figures
- * give its lines (`fulfillable` when stock is held for it, and for products whose figure is not
- * known yet). `released`: the lines whose holds this change gave back (a replay without reserve
- * of a reserved draft); the read model has not seen that release yet, so their quantities are
- * added to the figures (the release's own events correct any difference when they arrive).
+ * The order's lines as they are now (created, replaced, amended): while it follows stock, records
+ * what it needs of each product and answers the status the stock read model gives them; with
+ * stock held, it needs nothing and is `fulfillable`. `released`: lines whose holds this change
+ * gave back (a replay without reserve of a reserved draft); the read model has not seen that
+ * release yet, so their quantities are added to the figures (the release's own events correct
+ * any difference when they arrive). `known`: false for an order being created (nothing recorded
+ * yet, nothing to drop).
  */
-export async function fulfillabilityOfLines(db: Sql, lines: readonly OrderLine[], stockHeld: boolean, released: readonly OrderLine[] = []): Promise<FulfillableStatus> {
-  if (stockHeld) return 'fulfillable';
-  const products = lines.flatMap((l) => (l.productUuid !== null ? [l.productUuid] : []));
-  if (products.length === 0) return 'fulfillable';
-  const figures = await stockFiguresOf(db, products);
-  for (const [product, quantity] of neededPerProduct(released)) {
+export async function followStock(
+  tx: Sql,
+  order: Pick<Order, 'uuid' | 'stockHeld'>,
+  lines: readonly OrderLine[],
+  opts: { released?: readonly OrderLine[]; known?: boolean } = {},
+): Promise<FulfillableStatus> {
+  if (order.stockHeld) {
+    if (opts.known !== false) await dropStockDemand(tx, [order.uuid]);
+    return 'fulfillable';
+  }
+  const needs = neededPerProduct(lines);
+  if (needs.size === 0 && opts.known === false) return 'fulfillable';
+  const figures = await recordStockDemand(tx, order.uuid, needs);
+  for (const [product, quantity] of neededPerProduct(opts.released ?? [])) {
     const figure = figures.get(product);
     if (figure !== undefined) figures.set(product, figure + quantity);
   }
@@ -122,11 +137,18 @@ export async function fulfillabilityOfLines(db: Sql, lines: readonly OrderLine[]
 }
 
 /**
- * After a change that may have taken stock for the order (confirmation, queue, schedule, process
- * now): the holds covered every line, so an order that was not fulfillable becomes fulfillable,
- * with one event. Returns the order as it is now.
+ * After a change that moved the order (confirmation, cancel, the merchant actions): stock taken for
+ * it makes it `fulfillable` (the holds covered every line), with one event, and it needs nothing
+ * any more; an order that stops following stock otherwise (cancelled) needs nothing either; one
+ * whose holds were released (save as draft, address rejected) follows stock again with its lines,
+ * keeping its status (the stock it gave back is its own; the release's stock events derive it
+ * again). Returns the order as it is now.
  */
-export async function fulfillableOnTakingStock(ctx: ChangeContext, before: Order, after: Order): Promise<Order> {
+export async function afterStockMove(ctx: ChangeContext, before: Order, after: Order): Promise<Order> {
+  const followedBefore = derivesFromStock(before);
+  const followsNow = derivesFromStock(after);
+  if (followsNow && !followedBefore) await recordStockDemand(ctx.tx, after.uuid, neededPerProduct(after.lines));
+  if (followedBefore && !followsNow) await dropStockDemand(ctx.tx, [after.uuid]);
   const status = fulfillabilityOnTakingStock(before, after);
   if (status === null) return after;
   const next: Order = { ...after, fulfillableStatus: status };
