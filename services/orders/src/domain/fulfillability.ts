@@ -49,8 +49,8 @@ export function neededPerProduct(lines: readonly StockLine[]): Map<string, numbe
  * The needs of a product whose coverage changes when its figure goes from `before` (undefined: not
  * known, which counts as covering anything) to `after`: exactly those with `needed > above` and,
  * when `atMost` is not null, `needed <= atMost`. Lets a query find the few orders a figure change
- * concerns without reading the others (in the orders benchmark, a large figure moving by 10
- * concerns none).
+ * concerns without reading the others (in the orders benchmark, a figure of a million going down
+ * by one concerns none).
  */
 export function needsAffected(before: number | undefined, after: number): { above: number; atMost: number | null } {
   const low = before === undefined ? after : Math.min(before, after);

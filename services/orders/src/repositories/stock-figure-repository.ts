@@ -64,17 +64,6 @@ export async function applyStockFigures(tx: Sql, figures: readonly StockFigureSt
   return rows.map((r) => ({ productUuid: r.product_uuid, previous: r.previous, stock: r.stock }));
 }
 
-/** The known figures of these products (a product without one is absent). */
-export async function stockFiguresOf(db: Sql, productUuids: readonly string[]): Promise<Map<string, number>> {
-  const uuids = [...new Set(productUuids)];
-  if (uuids.length === 0) return new Map();
-  const { rows } = await db.query<{ product_uuid: string; stock: number }>(
-    `SELECT product_uuid::text AS product_uuid, stock FROM orders.stock_figure WHERE product_uuid = ANY($1::uuid[])`,
-    [uuids],
-  );
-  return new Map(rows.map((r) => [r.product_uuid, r.stock]));
-}
-
 /**
  * Makes `needs` (product -> quantity) what the order needs while it follows stock (rows of other
  * products go) and answers the known figures of those products, in one statement.

@@ -11,7 +11,6 @@ import {
   dropStockDemand,
   ordersConcernedBy,
   recordStockDemand,
-  stockFiguresOf,
   type StockFigureState,
 } from '../repositories/stock-figure-repository';
 import { inTransaction, nowOf, type OrdersDeps, type Unit } from './deps';
@@ -93,7 +92,8 @@ async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, conce
       await dropStockDemand(tx, [order.uuid]);
       continue;
     }
-    const status = fulfillabilityFromStock(order.lines, await stockFiguresOf(tx, productsOf(order.lines)));
+    // Its needs from its lines as they are now (which also puts right needs a path left stale).
+    const status = fulfillabilityFromStock(order.lines, await recordStockDemand(tx, order.uuid, neededPerProduct(order.lines)));
     if (status === order.fulfillableStatus) continue;
     const next: Order = { ...order, fulfillableStatus: status, updatedAt: nowOf(deps) };
     await updateOrder(tx, next);
@@ -101,10 +101,6 @@ async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, conce
     changed++;
   }
   return changed;
-}
-
-function productsOf(lines: readonly OrderLine[]): string[] {
-  return lines.flatMap((l) => (l.productUuid !== null ? [l.productUuid] : []));
 }
 
 /**
