@@ -45,6 +45,13 @@ export const webhooksConfigShape = {
   WEBHOOK_TIMEOUT_MS: env.int(10_000, 100, 120_000),
   /** Attempts in flight at once per replica. */
   WEBHOOK_DELIVERY_CONCURRENCY: env.int(64, 1, 4096),
+  /**
+   * Attempts in flight at once to one slow channel, per replica: a receiver that answers slowly
+   * (or not at all) holds at most this many, so it cannot starve the other channels.
+   */
+  WEBHOOK_CHANNEL_CONCURRENCY: env.int(16, 1, 4096),
+  /** A channel is slow while an attempt of it runs, or from an attempt that ran, longer than this. */
+  WEBHOOK_SLOW_ATTEMPT_MS: env.int(1_000, 1, 120_000),
   /** Deliveries claimed per round trip. */
   WEBHOOK_CLAIM_BATCH: env.int(100, 1, 1000),
   /** Fallback poll of the queue when no NOTIFY arrives. */

@@ -86,13 +86,16 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
     policy,
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     extraCa: config.extraCa,
-    maxSockets: Math.max(8, Math.ceil(config.WEBHOOK_DELIVERY_CONCURRENCY / 2)),
+    // The worker bounds what is in flight; requests never wait in the agent for a socket.
+    maxSockets: config.WEBHOOK_DELIVERY_CONCURRENCY,
   });
   const worker = new DeliveryWorker({
     pool,
     sender,
     retryDelays: config.WEBHOOK_RETRY_DELAYS_SECONDS,
     concurrency: config.WEBHOOK_DELIVERY_CONCURRENCY,
+    perChannelConcurrency: config.WEBHOOK_CHANNEL_CONCURRENCY,
+    slowAttemptMs: config.WEBHOOK_SLOW_ATTEMPT_MS,
     claimBatch: config.WEBHOOK_CLAIM_BATCH,
     leaseSeconds: config.leaseSeconds,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,

@@ -11,6 +11,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
 } from '../repositories/deliveries';
+import { ChannelLoad } from './channel-load';
 import type { AttemptOutcome, AttemptRequest } from './https-sender';
 
 
@@ -20,6 +21,10 @@ export interface DeliveryWorkerOptions {
   retryDelays: readonly number[];
   /** Attempts in flight at once. */
   concurrency: number;
+  /** Attempts in flight at once to one SLOW channel (see ChannelLoad). Default: `concurrency`. */
+  perChannelConcurrency?: number;
+  /** An attempt running longer than this makes its channel slow. Default: 1 s. */
+  slowAttemptMs?: number;
   /** Deliveries claimed per round trip. */
   claimBatch: number;
   leaseSeconds: number;
@@ -38,6 +43,13 @@ export interface DeliveryWorkerOptions {
  * a lease that runs out wakes it through the earliest due time; a poll covers anything missed. Any number of replicas may run side by side: a delivery is only ever in one worker's
  * hands at a time, and a restarted or crashed worker's deliveries are taken up again when due
  * (or when their lease runs out).
+ *
+ * Fairness (ChannelLoad): a slow channel (an attempt running or having taken longer than
+ * `slowAttemptMs`) has at most `perChannelConcurrency` attempts in flight; claims pass over its
+ * rows while it is at that limit (they stay due, in order), and an attempt of it finishing wakes
+ * the loop. A receiver that answers slowly, or hangs until the time-out, thus holds a bounded
+ * share of the worker, and every other channel's webhooks keep going out. Fast channels are not
+ * limited: they give their slots back within milliseconds.
  */
 export class DeliveryWorker {
   private running = false;
@@ -50,6 +62,8 @@ export class DeliveryWorker {
   private notified = false;
   private listener?: pg.Client;
   private inFlight = 0;
+  private readonly channels: ChannelLoad;
+  private lastHousekeeping = 0;
   private readonly attempts = new Set<Promise<void>>();
   private readonly toRecord: AttemptRecord[] = [];
   private recording?: Promise<void>;
@@ -58,6 +72,7 @@ export class DeliveryWorker {
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.maxAttempts = maxAttempts(opts.retryDelays);
+    this.channels = new ChannelLoad(Math.max(1, Math.min(opts.perChannelConcurrency ?? opts.concurrency, opts.concurrency)), opts.slowAttemptMs ?? 1000);
   }
 
   async start(): Promise<void> {
@@ -101,13 +116,23 @@ export class DeliveryWorker {
         }
         this.notified = false;
         const limit = Math.min(free, this.opts.claimBatch);
-        const claimed = await claimDueDeliveries(this.opts.pool, { limit, leaseSeconds: this.opts.leaseSeconds, maxAttempts: this.maxAttempts });
+        const fullBefore = this.channels.full(Date.now()).length;
+        const claimed = await claimDueDeliveries(this.opts.pool, {
+          limit,
+          leaseSeconds: this.opts.leaseSeconds,
+          maxAttempts: this.maxAttempts,
+          channelRoom: this.channels.limits(Date.now()),
+        });
         for (const delivery of claimed) this.dispatch(delivery);
         failures = 0;
         if (claimed.length === limit) continue;
-        await failInterruptedLastAttempts(this.opts.pool, this.maxAttempts);
-        await this.cleanupIfDue();
-        const due = await nextDueAt(this.opts.pool);
+        // Rows of a slow channel that just reached its limit were passed over: claim again without them.
+        const full = this.channels.full(Date.now());
+        if (claimed.length > 0 && full.length > fullBefore) continue;
+        await this.housekeepingIfDue();
+        if (this.notified) continue;
+        // Slow channels at their limit are left out: an attempt of theirs finishing wakes the loop.
+        const due = await nextDueAt(this.opts.pool, full);
         // Rows due now but skipped (another replica holds them) must not make this loop spin.
         const wait = due ? Math.max(25, Math.min(this.opts.pollIntervalMs, due.getTime() - Date.now())) : this.opts.pollIntervalMs;
         await this.idle(wait, 'work');
@@ -118,6 +143,18 @@ export class DeliveryWorker {
         await this.idle(delay, 'work');
       }
     }
+  }
+
+  /**
+   * At most once per poll interval, when the loop is about to idle: last attempts interrupted by
+   * a dead worker fail, and old finished deliveries are deleted. Not on every wake-up: under a
+   * steady stream of events the loop idles many times a second.
+   */
+  private async housekeepingIfDue(): Promise<void> {
+    if (Date.now() - this.lastHousekeeping < this.opts.pollIntervalMs) return;
+    this.lastHousekeeping = Date.now();
+    await failInterruptedLastAttempts(this.opts.pool, this.maxAttempts);
+    await this.cleanupIfDue();
   }
 
   /** Hourly, when idle: the delivery log keeps finished deliveries for `retentionDays`. */
@@ -136,6 +173,7 @@ export class DeliveryWorker {
   private dispatch(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
     const startedAt = new Date();
+    this.channels.started(delivery.channelId, startedAt.getTime());
     const attempt = this.opts.sender
       .attempt({
         registeredUrl: delivery.url,
@@ -150,6 +188,7 @@ export class DeliveryWorker {
       .finally(() => {
         this.inFlight -= 1;
         this.attempts.delete(attempt);
+        if (this.channels.finished(delivery.channelId, startedAt.getTime(), Date.now())) this.nudge();
         if (this.waitingFor === 'capacity' && this.opts.concurrency - this.inFlight >= this.refillAt()) this.wake?.();
       });
     this.attempts.add(attempt);

@@ -36,7 +36,8 @@ export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDe
      SELECT u.id, u.channel_id, u.team_code, u.notification_type, u.order_uuid, u.origin, u.source_event_id, u.redelivery_of,
             u.body, u.signature, u.secret_version, 'pending', now()
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::text[], $7::uuid[], $8::uuid[], $9::bytea[], $10::text[], $11::int[])
-            AS u(id, channel_id, team_code, notification_type, order_uuid, origin, source_event_id, redelivery_of, body, signature, secret_version)
+            WITH ORDINALITY AS u(id, channel_id, team_code, notification_type, order_uuid, origin, source_event_id, redelivery_of, body, signature, secret_version, ord)
+      ORDER BY u.ord
      ON CONFLICT (source_event_id, channel_id) WHERE source_event_id IS NOT NULL DO NOTHING
      RETURNING id`,
     [
@@ -77,12 +78,18 @@ export interface ClaimedDelivery {
  * sent whose lease ran out (their worker died). `FOR UPDATE SKIP LOCKED` lets replicas claim
  * side by side without waiting or taking the same row; the lease (a due time in the future and a
  * token) keeps every other worker off the row until the attempt is recorded or the lease ends.
+ * Rows come in queue order: due time, then the order they were queued in (`seq`).
+ *
+ * `channelRoom` limits channels (the worker's slow ones, see ChannelLoad): a channel listed takes
+ * at most that many rows, and one with 0 is passed over (its rows stay due, in order), so the rows
+ * behind a slow receiver's backlog are reached. Channels not listed are not limited.
  */
 export async function claimDueDeliveries(
   db: Queryable,
-  opts: { limit: number; leaseSeconds: number; maxAttempts: number },
+  opts: { limit: number; leaseSeconds: number; maxAttempts: number; channelRoom?: ReadonlyMap<string, number> },
 ): Promise<ClaimedDelivery[]> {
   const token = randomUUID();
+  const limited = [...(opts.channelRoom ?? new Map<string, number>())];
   const { rows } = await db.query<{
     id: string;
     channel_id: string;
@@ -92,23 +99,37 @@ export async function claimDueDeliveries(
     attempt_count: number;
     url: string | null;
     created_at: Date;
-  }>(
-    `WITH due AS (
-       SELECT id FROM delivery
+    rank: string;
+  }>({
+    name: 'webhooks-claim-due-deliveries',
+    text: `WITH limited AS (
+       SELECT * FROM unnest($5::text[], $6::int[]) AS l(channel_id, room)
+     ), candidates AS (
+       SELECT id, channel_id, next_attempt_at, seq FROM delivery
         WHERE status IN ('pending', 'sending') AND next_attempt_at <= now() AND attempt_count < $3
-        ORDER BY next_attempt_at
+          AND channel_id <> ALL (SELECT channel_id FROM limited WHERE room <= 0)
+        ORDER BY next_attempt_at, seq
         LIMIT $1
         FOR UPDATE SKIP LOCKED
+     ), due AS (
+       SELECT id, rank FROM (
+         SELECT c.id, l.room, row_number() OVER (ORDER BY c.next_attempt_at, c.seq) AS rank,
+                row_number() OVER (PARTITION BY c.channel_id ORDER BY c.next_attempt_at, c.seq) AS nth
+           FROM candidates c LEFT JOIN limited l ON l.channel_id = c.channel_id
+       ) ranked
+        WHERE room IS NULL OR nth <= room
      )
      UPDATE delivery d
         SET status = 'sending', attempt_count = d.attempt_count + 1, lease_token = $4,
             next_attempt_at = now() + make_interval(secs => $2), updated_at = now()
        FROM due
       WHERE d.id = due.id
-     RETURNING d.id, d.channel_id, d.notification_type, d.body, d.signature, d.attempt_count, d.created_at,
+     RETURNING d.id, d.channel_id, d.notification_type, d.body, d.signature, d.attempt_count, d.created_at, due.rank,
                (SELECT e.url FROM endpoint e WHERE e.channel_id = d.channel_id) AS url`,
-    [opts.limit, opts.leaseSeconds, opts.maxAttempts, token],
-  );
+    values: [opts.limit, opts.leaseSeconds, opts.maxAttempts, token, limited.map(([c]) => c), limited.map(([, n]) => n)],
+  });
+  // In queue order: due time, then the order they were queued in.
+  rows.sort((a, b) => Number(a.rank) - Number(b.rank));
   return rows.map((r) => ({
     id: r.id,
     channelId: r.channel_id,
@@ -201,9 +222,15 @@ export async function deleteFinishedBefore(db: Queryable, days: number, limit = 
   return rowCount ?? 0;
 }
 
-/** When the next open delivery falls due (null when there is none). */
-export async function nextDueAt(db: Queryable): Promise<Date | null> {
-  const { rows } = await db.query<{ due: Date | null }>(`SELECT min(next_attempt_at) AS due FROM delivery WHERE status IN ('pending', 'sending')`);
+/**
+ * When the next open delivery falls due (null when there is none), leaving out the channels
+ * given (slow ones at their limit: the worker is woken when they have room).
+ */
+export async function nextDueAt(db: Queryable, exceptChannels: readonly string[] = []): Promise<Date | null> {
+  const { rows } = await db.query<{ due: Date | null }>(
+    `SELECT min(next_attempt_at) AS due FROM delivery WHERE status IN ('pending', 'sending') AND channel_id <> ALL ($1::text[])`,
+    [exceptChannels],
+  );
   return rows[0]?.due ?? null;
 }
 

@@ -99,10 +99,15 @@ export class WebhooksHarness {
   }
 
   async stopService(): Promise<void> {
-    if (this.server) await closeServer(this.server);
-    this.server = undefined;
-    await this.instance.stop();
-    await this.sql.end().catch(() => undefined);
+    try {
+      if (this.server) await closeServer(this.server);
+      this.server = undefined;
+      await this.instance.stop();
+    } finally {
+      // Closed whatever happened above: the database is dropped next, and an idle connection
+      // cut by the drop would be an unhandled error that fails the whole suite.
+      await this.sql.end().catch(() => undefined);
+    }
   }
 
   /** Stops everything and drops the database. */
