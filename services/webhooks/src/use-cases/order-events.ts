@@ -21,8 +21,7 @@ import {
   type OrderSnapshot,
 } from '../domain/notifications';
 import type { NewDelivery } from '../repositories/deliveries';
-import { inTransaction, type Tx } from '../repositories/db';
-import { writeOrderEvent } from '../repositories/order-events';
+import { writeOrderEvents, type OrderEventWrite } from '../repositories/order-events';
 import type { OrderViewRow } from '../repositories/read-models';
 import type { WebhooksDeps } from './deps';
 import type { Notification } from './queueing';
@@ -113,57 +112,61 @@ export function notificationOf(event: EventEnvelope): { order: OrderFacts; notif
 
 /**
  * A run of order and fulfilment events (the bus hands them over as they are available), applied
- * in ONE transaction, one statement per event: the order read model takes the facts each carries,
- * and an order created through the API gets its webhook queued to the channel it was created on
- * (if that channel may get new webhooks), serialised and signed once, here. Inbox row, read model
- * and delivery are written together, so a redelivered event changes nothing and queues nothing.
- * One commit per run, not per event: the consumer sees one event stream, so the cost of a commit
- * would otherwise bound its rate.
+ * in ONE statement: the order read model takes the facts each carries, and an order created
+ * through the API gets its webhook queued to the channel it was created on (if that channel may
+ * get new webhooks), serialised and signed once, here. Inbox row, read model and delivery are
+ * written together, so a redelivered event changes nothing and queues nothing. One round trip per
+ * run, not per event: the consumer sees one event stream, so per-event round trips (and commits)
+ * would bound its rate, and on a busy machine every round trip waits for a core.
+ *
+ * Events whose channel's registration changed since the cache read it (rotated, registered) are
+ * written by nothing; they are signed again with the registration read afresh and written by the
+ * next statement. A run that fails is retried whole by the bus; the inbox skips what was written.
  */
 export async function applyOrderEvents(deps: WebhooksDeps, events: readonly EventEnvelope[]): Promise<Applied[]> {
-  let queued = false;
-  const outcomes = await inTransaction(deps.pool, async (tx) => {
-    const applied: Applied[] = [];
-    for (const event of events) {
-      const outcome = await applyOne(deps, tx, event);
-      if (outcome.queued) queued = true;
-      applied.push(outcome.applied);
-    }
-    return applied;
+  const outcomes: Applied[] = events.map(() => 'ignored');
+  let pending = events.flatMap((event, index) => {
+    const effect = notificationOf(event);
+    return effect ? [{ index, event, effect, channelId: effect.notification ? webhookChannelOf(effect.order) : null }] : [];
   });
-  // Only now are the deliveries visible to the worker.
-  if (queued) deps.onQueued?.();
+  for (let round = 1; pending.length > 0; round++) {
+    // Each channel's registration once (a run is mostly one channel's events), then sign.
+    const channels = [...new Set(pending.flatMap((p) => (p.channelId ? [p.channelId] : [])))];
+    const endpoints = new Map(await Promise.all(channels.map(async (c) => [c, await deps.endpoints.get(c)] as const)));
+    const writes = pending.map(({ event, effect, channelId }): OrderEventWrite => {
+      const endpoint = channelId ? endpoints.get(channelId) : undefined;
+      const delivery =
+        channelId && endpoint?.secret && effect.notification
+          ? signedDelivery(channelId, effect.order.teamCode, endpoint.secretVersion!, endpoint.secret, effect.notification, event.id)
+          : null;
+      return { eventId: event.id, order: viewOf(effect.order), channelId, delivery, signedWithVersion: endpoint?.secretVersion ?? null };
+    });
+    const written = await writeOrderEvents(deps.pool, CONSUMERS.orders, writes);
+    const stale: typeof pending = [];
+    let queued = false;
+    written.forEach((w, i) => {
+      const item = pending[i]!;
+      if (!w.upToDate) {
+        stale.push(item);
+        return;
+      }
+      outcomes[item.index] = w.applied ? 'applied' : 'duplicate';
+      if (w.deliveryId !== null) queued = true;
+    });
+    // Only now are the deliveries visible to the worker.
+    if (queued) deps.onQueued?.();
+    if (stale.length === 0) break;
+    // The registration changed since it was cached (rotated, registered): read it again, sign again.
+    for (const channelId of new Set(stale.map((s) => s.channelId!))) deps.endpoints.invalidate(channelId);
+    if (round >= 5) throw new Error(`The webhook registration of ${stale[0]!.channelId} keeps changing; the events are retried later`);
+    pending = stale;
+  }
   return outcomes;
 }
 
 /** One event (see applyOrderEvents). */
 export async function applyOrderEvent(deps: WebhooksDeps, event: EventEnvelope): Promise<Applied> {
   return (await applyOrderEvents(deps, [event]))[0]!;
-}
-
-async function applyOne(deps: WebhooksDeps, tx: Tx, event: EventEnvelope): Promise<{ applied: Applied; queued: boolean }> {
-  const effect = notificationOf(event);
-  if (!effect) return { applied: 'ignored', queued: false };
-  const channelId = effect.notification ? webhookChannelOf(effect.order) : null;
-  for (let round = 1; ; round++) {
-    const endpoint = channelId ? await deps.endpoints.get(channelId) : null;
-    const delivery: NewDelivery | null =
-      channelId && endpoint?.secret && effect.notification
-        ? signedDelivery(channelId, effect.order.teamCode, endpoint.secretVersion!, endpoint.secret, effect.notification, event.id)
-        : null;
-    const written = await writeOrderEvent(tx, {
-      consumer: CONSUMERS.orders,
-      eventId: event.id,
-      order: viewOf(effect.order),
-      channelId,
-      delivery,
-      signedWithVersion: endpoint?.secretVersion ?? null,
-    });
-    if (written.upToDate) return { applied: written.applied ? 'applied' : 'duplicate', queued: written.deliveryId !== null };
-    // The registration changed since it was cached (rotated, registered): read it again, sign again.
-    deps.endpoints.invalidate(channelId!);
-    if (round >= 5) throw new Error(`The webhook registration of ${channelId} keeps changing; the events are retried later`);
-  }
 }
 
 function signedDelivery(channelId: string, teamCode: string, secretVersion: number, secret: string, n: Notification, eventId: string): NewDelivery {
