@@ -17,6 +17,7 @@ import {
 import { encodeEvent, decodeEvent } from '../events/registry';
 import type { EventEnvelope } from '../events/envelope';
 import type { Logger } from '../logging';
+import { fixKafkajsIdleLoop } from './kafkajs-request-queue';
 import { assertOneHandler, type EventBus, type EventMeta, type OutgoingEvent, type SubscribeOptions, type Subscription } from './bus';
 
 /** Partitions and replication of the topics the bus creates. Omitted: the broker's defaults. */
@@ -116,6 +117,8 @@ export class KafkaEventBus implements EventBus {
   private closed = false;
 
   constructor(private readonly opts: KafkaEventBusOptions) {
+    // Idle connections otherwise wake the process every millisecond (see kafkajs-request-queue.ts).
+    fixKafkajsIdleLoop();
     this.prefix = opts.topicPrefix ?? '';
     this.logger = opts.logger.child({ component: 'kafka-bus' });
     this.consumerSettings = { ...DEFAULT_CONSUMER, ...opts.consumer };
