@@ -52,7 +52,7 @@ export const restEdgeConfigShape = {
   JWT_ALGORITHM: commonConfigShape.JWT_ALGORITHM,
   JWT_ISSUER: commonConfigShape.JWT_ISSUER,
   JWT_AUDIENCE: commonConfigShape.JWT_AUDIENCE,
-  /** Lifetime of the channel JWT minted for each request. */
+  /** Lifetime of the channel JWTs sent upstream (one per team and channel, reused for half of it). */
   CHANNEL_JWT_TTL_SECONDS: env.int(60, 5, 3600),
 
   /** `redis` (production: shared by every replica) or `memory` (embedded wiring, one process only). */

@@ -1,12 +1,10 @@
 import http from 'node:http';
-import express from 'express';
 import { ConfigError } from '@pf/platform/config';
 import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
 import { createLogger, type Logger } from '@pf/platform/logging';
 import { busFromConfig } from '@pf/platform/service/process';
 import { loadRestEdgeConfig, type RestEdgeConfig } from './config';
 import { createRestEdge, type RestEdge } from './edge';
-import { requestContext } from './http/request-context';
 
 export interface RestEdgeProcess {
   config: RestEdgeConfig;
@@ -30,18 +28,12 @@ export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Lo
     const bus = busFromConfig(config, 'rest-edge', logger);
     lifecycle.onShutdown('event bus', () => bus.close());
 
-    const edge = await createRestEdge({ config, logger, bus });
+    // The health answers are the edge app's first routes, so they get the contract version header too.
+    const edge = await createRestEdge({ config, logger, bus, mountFirst: (app) => lifecycle.mountHealth(app) });
     lifecycle.onShutdown('rest edge', () => edge.stop());
     lifecycle.addReadinessCheck('rest-edge', () => edge.ready());
 
-    const root = express();
-    root.disable('x-powered-by');
-    root.disable('etag');
-    // The contract version goes on every response, health answers included.
-    root.use(requestContext(edge.contract.version));
-    lifecycle.mountHealth(root);
-    root.use(edge.app);
-    const server = http.createServer(root);
+    const server = http.createServer(edge.app);
     server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
     lifecycle.registerHttpServer('http server', server);
 

@@ -1,6 +1,9 @@
 import type { RequestHandler } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types';
+import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
+import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
 import type { OpenApiDocument } from './openapi';
+import { openApiMetadata } from './route-lookup';
 
 /**
  * Request validation against the contract (express-openapi-validator, which supports express 5
@@ -10,10 +13,13 @@ import type { OpenApiDocument } from './openapi';
  *
  * - all errors are reported, not only the first;
  * - unknown query parameters are ignored (clients may send parameters of newer minor versions);
- * - security is not checked here: authentication is the edge's own (src/auth).
+ * - security is not checked here: authentication is the edge's own (src/auth);
+ * - no multipart step: the document has no multipart body;
+ * - the request's operation is found with paths compiled once (see route-lookup.ts), not by the
+ *   library's per-request compilation of every path.
  */
 export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
-  return OpenApiValidator.middleware({
+  const options: OpenApiValidatorOpts = {
     // The validator mutates what it is given; it gets its own copy.
     apiSpec: structuredClone(routing) as never,
     validateRequests: { allowUnknownQueryParameters: true, allErrors: true },
@@ -21,5 +27,25 @@ export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
     validateSecurity: false,
     ignoreUndocumented: false,
     validateApiSpec: true,
-  }) as unknown as RequestHandler[];
+    fileUploader: false,
+    $refParser: { mode: 'bundle' },
+  };
+  const validator = new OpenApiValidator(options);
+  replaceMetadataStep(validator);
+  // What the package's `middleware(options)` does, with the step above replaced.
+  const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec as never, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
+  return validator.installMiddleware(spec) as unknown as RequestHandler[];
+}
+
+/**
+ * `installMiddleware` builds its metadata step by calling the instance's (private)
+ * `metadataMiddleware(context, responseApiDoc)` on the first request; an own property of the
+ * instance takes its place. Checked here, so a release that renames it fails at start, not silently.
+ */
+function replaceMetadataStep(validator: OpenApiValidator): void {
+  const target = validator as unknown as { metadataMiddleware: unknown };
+  if (typeof target.metadataMiddleware !== 'function' || target.metadataMiddleware.length !== 2) {
+    throw new Error('express-openapi-validator has no metadataMiddleware(context, responseApiDoc) step: check src/contract/route-lookup.ts against its release');
+  }
+  target.metadataMiddleware = openApiMetadata;
 }
