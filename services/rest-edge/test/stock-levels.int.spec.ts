@@ -176,7 +176,9 @@ describe('GET /stock-levels', () => {
       } finally {
         await onePerPage.close();
       }
-    });
+      // Starts an edge and waits 2.5 s on purpose: jest's 5 s default is too tight on a busy
+      // machine, and a test cut off there leaves its last request running into the next test.
+    }, 30_000);
 
     it('a failure of the first page is an ordinary 500 problem with a reference', async () => {
       tap.failRequest(1);
