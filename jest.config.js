@@ -14,10 +14,11 @@ const shared = {
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/gateway', '<rootDir>/embedded', '<rootDir>/deploy', '<rootDir>/test'],
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/'],
 };
+const slowTimeout = '<rootDir>/test/integration-timeout.ts';
 module.exports = {
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['**/*.spec.ts'], testPathIgnorePatterns: ['\\.int\\.spec\\.ts$', '\\.e2e\\.spec\\.ts$', '/node_modules/', '/dist/'] },
-    { ...shared, displayName: 'integration', testMatch: ['**/*.int.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
-    { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'] },
+    { ...shared, displayName: 'integration', testMatch: ['**/*.int.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'], setupFilesAfterEnv: [slowTimeout] },
+    { ...shared, displayName: 'e2e', testMatch: ['**/*.e2e.spec.ts'], testPathIgnorePatterns: ['/node_modules/', '/dist/'], setupFilesAfterEnv: [slowTimeout] },
   ],
 };
