@@ -14,9 +14,11 @@ import { jwt, v4, WebhooksHarness } from './support/harness';
 import { createTestCertificate, TestReceiver, type TestCertificate } from './support/receiver';
 
 const HOST = 'stock.hooks-test.dev';
-/** Long enough for 100 GraphQL mutations on a busy two-core machine. */
-// Long enough that 100 changes fit in one window on a loaded 2-core machine.
-const WINDOW_SECONDS = 20;
+/**
+ * Long enough that 100 GraphQL mutations fit in one window on a loaded two-core machine (20 s
+ * was not: a CI run with other work on the machine saw the window close after 80 of them).
+ */
+const WINDOW_SECONDS = 40;
 
 /**
  * Stock batching against the REAL stock service (same database, other schema; same bus): stock
@@ -180,5 +182,5 @@ describe('stock-level-updated batching', () => {
     const firstAt = Math.min(...got.map((r) => r.at));
     const secondAt = Math.min(...second.map((r) => r.at));
     expect(secondAt - firstAt).toBeGreaterThanOrEqual(WINDOW_SECONDS * 1000 - 500);
-  }, 120_000);
+  }, 200_000);
 });
