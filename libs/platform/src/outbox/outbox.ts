@@ -15,9 +15,14 @@ export async function appendToOutbox(tx: RawSql, schema: string, events: Outgoin
     const p = i * 4;
     return `($${p + 1}::uuid, $${p + 2}, $${p + 3}, $${p + 4}::jsonb)`;
   });
-  await tx.$executeRawUnsafe(`INSERT INTO ${s}.outbox_event (id, topic, event_key, envelope) VALUES ${rows.join(', ')}`, ...values);
-  // Delivered to listeners only on commit; wakes the relay at once instead of at its next poll.
-  await tx.$executeRawUnsafe(`SELECT pg_notify($1, '')`, outboxChannel(schema));
+  values.push(outboxChannel(schema));
+  // One round trip: the insert runs as a data-modifying WITH whether or not it is read. The notify
+  // is delivered to listeners only on commit; it wakes the relay at once instead of at its next poll.
+  await tx.$executeRawUnsafe(
+    `WITH appended AS (INSERT INTO ${s}.outbox_event (id, topic, event_key, envelope) VALUES ${rows.join(', ')})
+     SELECT pg_notify($${values.length}, '')`,
+    ...values,
+  );
 }
 
 /** Pairs an envelope with its definition's topic. */
