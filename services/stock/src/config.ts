@@ -4,7 +4,7 @@ import { isCountryCode } from './domain/countries';
 /** Settings of the stock service itself, read from the environment (ServiceDeps.env). */
 export const stockConfigShape = {
   NODE_ENV: commonConfigShape.NODE_ENV,
-  /** Connections of the Prisma pool (the outbox relay has its own small pool). */
+  /** Connections of the service's database pool, shared by the write transactions and Prisma (the outbox relay has its own small pool). */
   STOCK_DB_POOL_MAX: env.int(10, 1, 200),
   /** Country of the print-on-demand supplier location that holds report (ISO 3166-1 alpha-2). */
   STOCK_POD_COUNTRY_CODE: env.string('GB'),

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ServiceDefinition } from '@pf/platform/service/service';
 import { createSubgraphService } from '@pf/platform/service/subgraph-service';
 import { loadStockConfig } from './config';
-import { createPrismaClient } from './db';
+import { openStockDb } from './db';
 import { consumeCatalogProducts } from './events/catalog-consumer';
 import { resolvers, stockContext, type StockContext } from './graphql/resolvers';
 import { loadStockTypeDefs } from './graphql/schema';
@@ -12,7 +12,7 @@ import { STOCK_SCHEMA } from './use-cases/deps';
 export { STOCK_SDL_PATH, loadStockTypeDefs } from './graphql/schema';
 export { seedDemoStock, type DemoStock, type DemoStockOptions, type DemoStockProduct } from './seed';
 export { StockUseCases } from './use-cases';
-export { createPrismaClient } from './db';
+export { openStockDb, type StockDb } from './db';
 export { POD_SENTINEL, stockFigure } from './domain/stock-figure';
 export { feedPageSql, STOCK_FIGURE_SQL } from './repositories/stock-repository';
 
@@ -31,8 +31,8 @@ export const stockService: ServiceDefinition = {
   defaultPort: 4103,
   async create(deps) {
     const cfg = loadStockConfig(deps.env);
-    const prisma = createPrismaClient(deps.databaseUrl, cfg.STOCK_DB_POOL_MAX);
-    const stock = new StockUseCases({ prisma, podCountryCode: cfg.STOCK_POD_COUNTRY_CODE, logger: deps.logger });
+    const db = openStockDb(deps.databaseUrl, cfg.STOCK_DB_POOL_MAX, deps.logger);
+    const stock = new StockUseCases({ pool: db.pool, prisma: db.prisma, podCountryCode: cfg.STOCK_POD_COUNTRY_CODE, logger: deps.logger });
     return createSubgraphService<StockContext>({
       name: 'stock',
       schema: STOCK_SCHEMA,
@@ -44,7 +44,7 @@ export const stockService: ServiceDefinition = {
       resolvers,
       extendContext: (base) => stockContext(base, stock),
       consumers: [consumeCatalogProducts(stock.deps, deps.logger)],
-      onStop: () => prisma.$disconnect(),
+      onStop: () => db.close(),
       introspection: cfg.NODE_ENV !== 'production',
     });
   },

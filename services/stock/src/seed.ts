@@ -1,7 +1,7 @@
 import type { ActiveState } from '@pf/platform/events/catalog';
 import type { Identity } from '@pf/platform/identity';
 import { loadStockConfig } from './config';
-import { createPrismaClient } from './db';
+import { openStockDb } from './db';
 import type { Warehouse } from './domain/model';
 import { levelsOf } from './repositories/stock-repository';
 import { StockUseCases } from './use-cases';
@@ -62,9 +62,9 @@ const PATTERNS: Partial<Record<(typeof WAREHOUSES)[number]['code'], number>>[] =
  */
 export async function seedDemoStock(opts: DemoStockOptions): Promise<DemoStock> {
   const cfg = loadStockConfig({});
-  const prisma = createPrismaClient(opts.databaseUrl, 2);
+  const db = openStockDb(opts.databaseUrl, 2);
   try {
-    const stock = new StockUseCases({ prisma, podCountryCode: cfg.STOCK_POD_COUNTRY_CODE });
+    const stock = new StockUseCases({ pool: db.pool, prisma: db.prisma, podCountryCode: cfg.STOCK_POD_COUNTRY_CODE });
     await recordSeededProducts(
       stock.deps,
       opts.products.map((p) => ({
@@ -86,7 +86,7 @@ export async function seedDemoStock(opts: DemoStockOptions): Promise<DemoStock> 
     const listed = opts.products.filter((p) => !p.deleted);
     const stocked = new Set(
       (await levelsOf(
-        prisma,
+        db.pool,
         listed.map((p) => p.uuid.toLowerCase()),
       )).map((l) => `${l.productUuid}|${l.warehouse.id}`),
     );
@@ -102,6 +102,6 @@ export async function seedDemoStock(opts: DemoStockOptions): Promise<DemoStock> 
     }
     return { warehouses, stockRowsCreated };
   } finally {
-    await prisma.$disconnect();
+    await db.close();
   }
 }

@@ -11,7 +11,7 @@ import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/i
 import { createLogger } from '@pf/platform/logging';
 import type { ServiceInstance } from '@pf/platform/service/service';
 import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
-import { createPrismaClient, stockService, StockUseCases, STOCK_MIGRATIONS_DIR } from '../src';
+import { openStockDb, stockService, StockUseCases, STOCK_MIGRATIONS_DIR } from '../src';
 
 export const jwtOptions: JwtSignOptions = {
   algorithm: 'HS256',
@@ -72,8 +72,8 @@ export async function startStock(opts: { bus?: EventBus; startBackgroundWork?: b
   const port = await listen(server, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}/graphql`;
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
-  const fixturePrisma = createPrismaClient(db.url, 2);
-  const fixtures = new StockUseCases({ prisma: fixturePrisma, podCountryCode: 'GB' });
+  const fixtureDb = openStockDb(db.url, 2);
+  const fixtures = new StockUseCases({ pool: fixtureDb.pool, prisma: fixtureDb.prisma, podCountryCode: 'GB' });
 
   async function gql<D>(identity: Identity | null, query: string, variables?: Record<string, unknown>) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -125,7 +125,7 @@ export async function startStock(opts: { bus?: EventBus; startBackgroundWork?: b
       await closeServer(server);
       await instance.stop();
       await bus.close();
-      await fixturePrisma.$disconnect();
+      await fixtureDb.close();
       await pool.end();
       await db.drop();
     },

@@ -1,6 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
-import { createPrismaClient, STOCK_MIGRATIONS_DIR } from '../src';
-import type { PrismaClient } from '../src/generated/prisma/client';
+import type pg from 'pg';
+import { openStockDb, STOCK_MIGRATIONS_DIR, type StockDb } from '../src';
 import { changeWithEvents, isRetryableConflict } from '../src/use-cases/deps';
 
 /**
@@ -9,31 +9,44 @@ import { changeWithEvents, isRetryableConflict } from '../src/use-cases/deps';
  */
 describe('stock transactions that lose a lock race', () => {
   let db: TestDatabase;
-  let prisma: PrismaClient;
+  let stock: StockDb;
 
   beforeAll(async () => {
     db = await createTestDatabase([{ schema: 'stock', migrationsDir: STOCK_MIGRATIONS_DIR }]);
-    prisma = createPrismaClient(db.url, 4);
-    await prisma.$executeRawUnsafe(
+    stock = openStockDb(db.url, 4);
+    await stock.pool.query(
       `INSERT INTO stock.product (uuid, team_code, sku, active_state, pod_enabled, pod_approved, version)
        VALUES ('00000000-0000-4000-8000-000000000001', 't', 'X', 'active', false, false, 1),
               ('00000000-0000-4000-8000-000000000002', 't', 'Y', 'active', false, false, 1)`,
     );
   });
   afterAll(async () => {
-    await prisma?.$disconnect();
+    await stock?.close();
     await db?.drop();
   });
 
-  it('recognises a deadlock as Prisma reports it', async () => {
-    const error = await deadlock(async (fn) => prisma.$transaction(fn)).catch((err: unknown) => err);
+  it('recognises a deadlock as pg reports it', async () => {
+    const error = await deadlock(async (fn) => {
+      const client = await stock.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw err;
+      } finally {
+        client.release();
+      }
+    }).catch((err: unknown) => err);
     expect(isRetryableConflict(error)).toBe(true);
     expect(isRetryableConflict(new Error('duplicate key value violates unique constraint'))).toBe(false);
   });
 
   it('runs the loser of a deadlock again, so both callers succeed', async () => {
     const attempts: number[] = [];
-    const deps = { prisma, podCountryCode: 'GB' };
+    const deps = { pool: stock.pool, prisma: stock.prisma, podCountryCode: 'GB' };
     let n = 0;
     const results = await deadlock(async (fn) => {
       const mine = ++n;
@@ -48,7 +61,7 @@ describe('stock transactions that lose a lock race', () => {
   });
 
   /** Two transactions lock the two product rows in opposite orders, meeting in the middle. */
-  async function deadlock(run: (fn: (tx: any) => Promise<string>) => Promise<string>): Promise<string[]> {
+  async function deadlock(run: (fn: (tx: pg.PoolClient) => Promise<string>) => Promise<string>): Promise<string[]> {
     let arrived = 0;
     let release!: () => void;
     const bothHoldOne = new Promise<void>((r) => (release = r));
@@ -61,11 +74,11 @@ describe('stock transactions that lose a lock race', () => {
       lockOrder.map(() =>
         run(async (tx) => {
           const [first, second] = lockOrder[round++ % 2]!;
-          await tx.$executeRawUnsafe('SELECT 1 FROM stock.product WHERE uuid = $1::uuid FOR UPDATE', first);
+          await tx.query('SELECT 1 FROM stock.product WHERE uuid = $1::uuid FOR UPDATE', [first]);
           if (++arrived === 2) release();
           // Only the first meeting waits; a retried attempt goes straight on.
           if (arrived <= 2) await bothHoldOne;
-          await tx.$executeRawUnsafe('SELECT 1 FROM stock.product WHERE uuid = $1::uuid FOR UPDATE', second);
+          await tx.query('SELECT 1 FROM stock.product WHERE uuid = $1::uuid FOR UPDATE', [second]);
           return 'done';
         }),
       ),

@@ -1,8 +1,23 @@
+import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
 /**
- * What the repositories take: the client, or a use case's transaction. Raw SQL names the schema
- * `stock` explicitly (Prisma qualifies its own queries from `@@schema`; raw queries run with the
- * connection's default search_path).
+ * What the raw-SQL repositories take: the pool (a read) or a write transaction's client
+ * (use-cases/deps.ts changeWithEvents). The SQL names the schema `stock` explicitly.
  */
+export interface Sql {
+  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+/** What the Prisma repositories take (reads and changes outside the write transactions). */
 export type Db = PrismaClient | Prisma.TransactionClient;
+
+/** The rows of one statement. */
+export async function rowsOf<R extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<R[]> {
+  return (await sql.query<R>(text, values)).rows;
+}
+
+/** The number of rows one statement changed. */
+export async function changed(sql: Sql, text: string, values: unknown[] = []): Promise<number> {
+  return (await sql.query(text, values)).rowCount ?? 0;
+}

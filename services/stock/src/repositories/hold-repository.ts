@@ -1,6 +1,6 @@
 import type { HoldStatus, StockHold } from '../domain/model';
 import { printOnDemandLocation, warehouseLocation } from '../domain/model';
-import type { Db } from './db';
+import { changed, rowsOf, type Sql } from './db';
 
 interface HoldRow {
   id: string;
@@ -56,47 +56,65 @@ function toHold(r: HoldRow, podCountryCode: string): StockHold {
  * Serialises every hold change of one order (hold, re-hold, release, reinstate, consume, return)
  * with a transaction-scoped advisory lock on the order uuid. Taken before any row lock, always.
  */
-export async function lockOrder(db: Db, orderUuid: string): Promise<void> {
-  await db.$queryRawUnsafe(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, orderUuid.toLowerCase());
+export async function lockOrder(sql: Sql, orderUuid: string): Promise<void> {
+  await sql.query(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, [orderUuid.toLowerCase()]);
 }
 
 /** The order's holds (all statuses unless `status` is given), by line number then location. */
-export async function holdsOfOrder(db: Db, orderUuid: string, podCountryCode: string, status?: HoldStatus): Promise<StockHold[]> {
-  const rows = await db.$queryRawUnsafe<HoldRow[]>(
+export async function holdsOfOrder(sql: Sql, orderUuid: string, podCountryCode: string, status?: HoldStatus): Promise<StockHold[]> {
+  const rows = await rowsOf<HoldRow>(
+    sql,
     `${HOLD_SELECT} WHERE h.order_uuid = $1::uuid ${status ? 'AND h.status = $2' : ''}
       ORDER BY h.line_number, h.warehouse_id NULLS LAST, h.id`,
-    ...(status ? [orderUuid, status] : [orderUuid]),
+    status ? [orderUuid, status] : [orderUuid],
   );
   return rows.map((r) => toHold(r, podCountryCode));
 }
 
+/** Places holds (one statement, in the given order); `warehouseId` null: print on demand. */
 export async function insertPlacedHolds(
-  db: Db,
+  sql: Sql,
   holds: readonly { teamCode: string; orderUuid: string; lineNumber: number; productUuid: string; warehouseId: string | null; quantity: number }[],
   at: Date,
 ): Promise<void> {
   if (holds.length === 0) return;
-  await db.stockHold.createMany({ data: holds.map((h) => ({ ...h, status: 'placed', placedAt: at })) });
+  await sql.query(
+    `INSERT INTO stock.stock_hold (team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity, status, placed_at)
+     SELECT d.team_code, d.order_uuid, d.line_number, d.product_uuid, d.warehouse_id, d.quantity, 'placed', $7::timestamptz
+       FROM unnest($1::text[], $2::uuid[], $3::int[], $4::uuid[], $5::uuid[], $6::int[])
+            AS d(team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity)`,
+    [
+      holds.map((h) => h.teamCode),
+      holds.map((h) => h.orderUuid),
+      holds.map((h) => h.lineNumber),
+      holds.map((h) => h.productUuid),
+      holds.map((h) => h.warehouseId),
+      holds.map((h) => h.quantity),
+      at,
+    ],
+  );
 }
 
 /** Moves placed holds to released; the ids must be placed holds of a locked order. */
-export async function releasePlacedHolds(db: Db, ids: readonly string[], at: Date): Promise<void> {
+export async function releasePlacedHolds(sql: Sql, ids: readonly string[], at: Date): Promise<void> {
   if (ids.length === 0) return;
-  const updated = await db.stockHold.updateMany({
-    where: { id: { in: ids.map((id) => BigInt(id)) }, status: 'placed' },
-    data: { status: 'released', releasedAt: at },
-  });
-  if (updated.count !== ids.length) throw new Error(`releasePlacedHolds: ${updated.count} of ${ids.length} holds were placed`);
+  const updated = await changed(
+    sql,
+    `UPDATE stock.stock_hold SET status = 'released', released_at = $2 WHERE id = ANY($1::bigint[]) AND status = 'placed'`,
+    [[...ids], at],
+  );
+  if (updated !== ids.length) throw new Error(`releasePlacedHolds: ${updated} of ${ids.length} holds were placed`);
 }
 
 /** Moves released holds back to placed (a release undone); the ids must be released holds of a locked order. */
-export async function reinstateReleasedHolds(db: Db, ids: readonly string[]): Promise<void> {
+export async function reinstateReleasedHolds(sql: Sql, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const updated = await db.stockHold.updateMany({
-    where: { id: { in: ids.map((id) => BigInt(id)) }, status: 'released' },
-    data: { status: 'placed', releasedAt: null },
-  });
-  if (updated.count !== ids.length) throw new Error(`reinstateReleasedHolds: ${updated.count} of ${ids.length} holds were released`);
+  const updated = await changed(
+    sql,
+    `UPDATE stock.stock_hold SET status = 'placed', released_at = NULL WHERE id = ANY($1::bigint[]) AND status = 'released'`,
+    [[...ids]],
+  );
+  if (updated !== ids.length) throw new Error(`reinstateReleasedHolds: ${updated} of ${ids.length} holds were released`);
 }
 
 /**
@@ -105,7 +123,7 @@ export async function reinstateReleasedHolds(db: Db, ids: readonly string[]): Pr
  * undone). Every hold must be in `from`.
  */
 export async function moveHolds(
-  db: Db,
+  sql: Sql,
   holds: readonly { id: string; taken: number }[],
   move: { from: 'placed' | 'consumed' | 'returned'; to: 'consumed' | 'returned' },
   at: Date,
@@ -114,15 +132,12 @@ export async function moveHolds(
   // consumed_at is when the stock left; returned_at when it came back (cleared when undone).
   const times =
     move.to === 'returned' ? 'returned_at = $4' : move.from === 'returned' ? 'consumed_at = $4, returned_at = NULL' : 'consumed_at = $4';
-  const updated = await db.$executeRawUnsafe(
+  const updated = await changed(
+    sql,
     `UPDATE stock.stock_hold h SET status = $3, taken = d.taken, ${times}
        FROM unnest($1::bigint[], $2::int[]) AS d(id, taken)
       WHERE h.id = d.id AND h.status = $5`,
-    holds.map((h) => h.id),
-    holds.map((h) => h.taken),
-    move.to,
-    at,
-    move.from,
+    [holds.map((h) => h.id), holds.map((h) => h.taken), move.to, at, move.from],
   );
   if (updated !== holds.length) throw new Error(`moveHolds: ${updated} of ${holds.length} holds were ${move.from}`);
 }

@@ -1,6 +1,7 @@
 import type { ActiveState, ProductState } from '@pf/platform/events/catalog';
 import type { ProductFacts } from '../domain/model';
-import type { Db } from './db';
+import type { RawSql } from '@pf/platform/outbox/sql';
+import { rowsOf, type Sql } from './db';
 
 interface ProductRow {
   uuid: string;
@@ -33,7 +34,7 @@ function toFacts(r: ProductRow): ProductFacts {
  * product is new). Returns false for a stale state, which changes nothing. A state naming another
  * team than the stored one is ignored too: products never move between teams.
  */
-export async function applyProductState(db: Db, state: ProductState): Promise<boolean> {
+export async function applyProductState(db: RawSql, state: ProductState): Promise<boolean> {
   const changed = await db.$executeRawUnsafe(
     `INSERT INTO stock.product AS p (uuid, team_code, sku, active_state, pod_enabled, pod_approved, deleted, version, updated_at)
      VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, now())
@@ -57,7 +58,7 @@ export async function applyProductState(db: Db, state: ProductState): Promise<bo
  * Records products the catalog reported outside an event (the demo seeder) at version 0, unless
  * the product is already known: every event (version 1 and up) then wins.
  */
-export async function insertUnknownProducts(db: Db, products: Omit<ProductFacts, 'version'>[]): Promise<number> {
+export async function insertUnknownProducts(db: RawSql, products: Omit<ProductFacts, 'version'>[]): Promise<number> {
   if (products.length === 0) return 0;
   return db.$executeRawUnsafe(
     `INSERT INTO stock.product (uuid, team_code, sku, active_state, pod_enabled, pod_approved, deleted, version)
@@ -73,9 +74,9 @@ export async function insertUnknownProducts(db: Db, products: Omit<ProductFacts,
   );
 }
 
-export async function findProducts(db: Db, uuids: readonly string[]): Promise<ProductFacts[]> {
+export async function findProducts(sql: Sql, uuids: readonly string[]): Promise<ProductFacts[]> {
   if (uuids.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<ProductRow[]>(`SELECT ${COLUMNS} FROM stock.product WHERE uuid = ANY($1::uuid[])`, [...uuids]);
+  const rows = await rowsOf<ProductRow>(sql, `SELECT ${COLUMNS} FROM stock.product WHERE uuid = ANY($1::uuid[])`, [[...uuids]]);
   return rows.map(toFacts);
 }
 
@@ -86,11 +87,10 @@ export async function findProducts(db: Db, uuids: readonly string[]): Promise<Pr
  * produced, and the fixed order means two transactions never wait for each other in a cycle.
  * FOR NO KEY UPDATE: it does not block the foreign-key checks of rows referencing the product.
  */
-export async function lockProducts(db: Db, uuids: readonly string[]): Promise<ProductFacts[]> {
+export async function lockProducts(sql: Sql, uuids: readonly string[]): Promise<ProductFacts[]> {
   if (uuids.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<ProductRow[]>(
-    `SELECT ${COLUMNS} FROM stock.product WHERE uuid = ANY($1::uuid[]) ORDER BY uuid FOR NO KEY UPDATE`,
+  const rows = await rowsOf<ProductRow>(sql, `SELECT ${COLUMNS} FROM stock.product WHERE uuid = ANY($1::uuid[]) ORDER BY uuid FOR NO KEY UPDATE`, [
     [...new Set(uuids)],
-  );
+  ]);
   return rows.map(toFacts);
 }

@@ -1,6 +1,6 @@
 import type { StockAdjustment, StockLevelRow, Warehouse, WarehouseStock } from '../domain/model';
 import { POD_SENTINEL } from '../domain/stock-figure';
-import type { Db } from './db';
+import { changed, rowsOf, type Db, type Sql } from './db';
 
 interface LevelRow {
   product_uuid: string;
@@ -37,54 +37,36 @@ const LEVEL_SELECT = `
     FROM stock.stock_level s JOIN stock.warehouse w ON w.id = s.warehouse_id`;
 
 /** Every warehouse's stock of the products (enabled or not), by product then warehouse code. */
-export async function levelsOf(db: Db, productUuids: readonly string[]): Promise<WarehouseStock[]> {
+export async function levelsOf(sql: Sql, productUuids: readonly string[]): Promise<WarehouseStock[]> {
   if (productUuids.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<LevelRow[]>(
-    `${LEVEL_SELECT} WHERE s.product_uuid = ANY($1::uuid[]) ORDER BY s.product_uuid, w.code`,
-    [...productUuids],
-  );
+  const rows = await rowsOf<LevelRow>(sql, `${LEVEL_SELECT} WHERE s.product_uuid = ANY($1::uuid[]) ORDER BY s.product_uuid, w.code`, [[...productUuids]]);
   return rows.map(toWarehouseStock);
 }
 
-export async function findLevel(db: Db, productUuid: string, warehouseId: string): Promise<WarehouseStock | null> {
-  const rows = await db.$queryRawUnsafe<LevelRow[]>(
-    `${LEVEL_SELECT} WHERE s.product_uuid = $1::uuid AND s.warehouse_id = $2::uuid`,
-    productUuid,
-    warehouseId,
-  );
+export async function findLevel(sql: Sql, productUuid: string, warehouseId: string): Promise<WarehouseStock | null> {
+  const rows = await rowsOf<LevelRow>(sql, `${LEVEL_SELECT} WHERE s.product_uuid = $1::uuid AND s.warehouse_id = $2::uuid`, [productUuid, warehouseId]);
   return rows[0] ? toWarehouseStock(rows[0]) : null;
 }
 
 /** Sets the on-hand stock of a (product, warehouse), creating the row on first use. */
-export async function saveOnHand(db: Db, level: { productUuid: string; warehouseId: string; teamCode: string; onHand: number }): Promise<void> {
-  await db.$executeRawUnsafe(
+export async function saveOnHand(sql: Sql, level: { productUuid: string; warehouseId: string; teamCode: string; onHand: number }): Promise<void> {
+  await sql.query(
     `INSERT INTO stock.stock_level (product_uuid, warehouse_id, team_code, on_hand)
      VALUES ($1::uuid, $2::uuid, $3, $4)
      ON CONFLICT (product_uuid, warehouse_id) DO UPDATE SET on_hand = EXCLUDED.on_hand, updated_at = now()`,
-    level.productUuid,
-    level.warehouseId,
-    level.teamCode,
-    level.onHand,
+    [level.productUuid, level.warehouseId, level.teamCode, level.onHand],
   );
 }
 
 export async function insertAdjustment(
-  db: Db,
+  sql: Sql,
   a: Omit<StockAdjustment, 'id' | 'warehouse'> & { teamCode: string; warehouseId: string },
 ): Promise<void> {
-  await db.stockAdjustment.create({
-    data: {
-      teamCode: a.teamCode,
-      productUuid: a.productUuid,
-      warehouseId: a.warehouseId,
-      kind: a.kind,
-      delta: a.delta,
-      onHandAfter: a.onHandAfter,
-      reason: a.reason,
-      actor: a.actor,
-      at: a.at,
-    },
-  });
+  await sql.query(
+    `INSERT INTO stock.stock_adjustment (team_code, product_uuid, warehouse_id, kind, delta, on_hand_after, reason, actor, at)
+     VALUES ($1, $2::uuid, $3::uuid, $4, $5, $6, $7, $8, $9)`,
+    [a.teamCode, a.productUuid, a.warehouseId, a.kind, a.delta, a.onHandAfter, a.reason, a.actor, a.at],
+  );
 }
 
 /** The product's latest adjustments, newest first. */
@@ -113,19 +95,17 @@ export async function listAdjustments(db: Db, productUuid: string, limit: number
  * statement. The caller holds the products' locks.
  */
 export async function applyHoldDeltas(
-  db: Db,
+  sql: Sql,
   deltas: readonly { productUuid: string; warehouseId: string; held: number; onHand: number }[],
 ): Promise<void> {
   if (deltas.length === 0) return;
-  const updated = await db.$executeRawUnsafe(
+  const updated = await changed(
+    sql,
     `UPDATE stock.stock_level s
         SET held = s.held + d.held, on_hand = GREATEST(s.on_hand + d.on_hand, 0), updated_at = now()
        FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::int[]) AS d(product_uuid, warehouse_id, held, on_hand)
       WHERE s.product_uuid = d.product_uuid AND s.warehouse_id = d.warehouse_id`,
-    deltas.map((d) => d.productUuid),
-    deltas.map((d) => d.warehouseId),
-    deltas.map((d) => d.held),
-    deltas.map((d) => d.onHand),
+    [deltas.map((d) => d.productUuid), deltas.map((d) => d.warehouseId), deltas.map((d) => d.held), deltas.map((d) => d.onHand)],
   );
   if (updated !== deltas.length) throw new Error(`applyHoldDeltas: ${updated} of ${deltas.length} stock rows updated`);
 }
@@ -156,24 +136,28 @@ export function feedPageSql(withCursor: boolean): string {
            LIMIT $2`;
 }
 
-export async function feedPage(db: Db, teamCode: string, after: string | null, limit: number): Promise<StockLevelRow[]> {
-  const rows = after
-    ? await db.$queryRawUnsafe<{ product_uuid: string; sku: string | null; stock: number }[]>(feedPageSql(true), teamCode, limit, after)
-    : await db.$queryRawUnsafe<{ product_uuid: string; sku: string | null; stock: number }[]>(feedPageSql(false), teamCode, limit);
+interface FeedRow {
+  product_uuid: string;
+  sku: string | null;
+  stock: number;
+}
+
+export async function feedPage(sql: Sql, teamCode: string, after: string | null, limit: number): Promise<StockLevelRow[]> {
+  const rows = await rowsOf<FeedRow>(sql, feedPageSql(after !== null), after !== null ? [teamCode, limit, after] : [teamCode, limit]);
   return rows.map((r) => ({ productUuid: r.product_uuid, sku: r.sku, stock: r.stock }));
 }
 
 /** The feed's rows (the feed's SQL) for some products of the team, in uuid order: deleted and other teams' products left out. */
-export async function feedRowsOf(db: Db, teamCode: string, productUuids: readonly string[]): Promise<StockLevelRow[]> {
+export async function feedRowsOf(sql: Sql, teamCode: string, productUuids: readonly string[]): Promise<StockLevelRow[]> {
   if (productUuids.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<{ product_uuid: string; sku: string | null; stock: number }[]>(
+  const rows = await rowsOf<FeedRow>(
+    sql,
     `SELECT p.uuid::text AS product_uuid, p.sku, ${STOCK_FIGURE_SQL} AS stock
        FROM (SELECT ARRAY(SELECT id FROM stock.warehouse WHERE team_code = $1 AND enabled) AS ids) e,
             stock.product p
       WHERE p.team_code = $1 AND NOT p.deleted AND p.uuid = ANY($2::uuid[])
       ORDER BY p.uuid`,
-    teamCode,
-    [...productUuids],
+    [teamCode, [...productUuids]],
   );
   return rows.map((r) => ({ productUuid: r.product_uuid, sku: r.sku, stock: r.stock }));
 }
@@ -183,19 +167,27 @@ export async function feedRowsOf(db: Db, teamCode: string, productUuids: readonl
  * with each product's own team's enabled warehouses. For the before/after snapshots of changes
  * that may touch many products at once (a warehouse enabled or disabled).
  */
+interface FigureRow {
+  product_uuid: string;
+  team_code: string;
+  sku: string | null;
+  figure: number | null;
+}
+
 export async function figuresOfProducts(
-  db: Db,
+  sql: Sql,
   productUuids: readonly string[],
 ): Promise<{ productUuid: string; teamCode: string; sku: string | null; figure: number | null }[]> {
   if (productUuids.length === 0) return [];
-  const rows = await db.$queryRawUnsafe<{ product_uuid: string; team_code: string; sku: string | null; figure: number | null }[]>(
+  const rows = await rowsOf<FigureRow>(
+    sql,
     `SELECT p.uuid::text AS product_uuid, p.team_code, p.sku, CASE WHEN p.deleted THEN NULL ELSE ${STOCK_FIGURE_SQL} END AS figure
        FROM stock.product p
        JOIN (SELECT t.team_code, ARRAY(SELECT id FROM stock.warehouse w WHERE w.team_code = t.team_code AND w.enabled) AS ids
                FROM (SELECT DISTINCT team_code FROM stock.product WHERE uuid = ANY($1::uuid[])) t) e ON e.team_code = p.team_code
       WHERE p.uuid = ANY($1::uuid[])
       ORDER BY p.uuid`,
-    [...productUuids],
+    [[...productUuids]],
   );
   return rows.map((r) => ({ productUuid: r.product_uuid, teamCode: r.team_code, sku: r.sku, figure: r.figure }));
 }

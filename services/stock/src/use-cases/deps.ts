@@ -1,9 +1,11 @@
+import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { StockLevelChanged } from '@pf/platform/events/stock';
 import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
 import { appendToOutbox, newEvent } from '@pf/platform/outbox/outbox';
-import type { Prisma, PrismaClient } from '../generated/prisma/client';
+import { pgSql } from '@pf/platform/outbox/sql';
+import type { PrismaClient } from '../generated/prisma/client';
 import type { ProductFacts } from '../domain/model';
 import { figureChanges, type FigureSnapshot } from '../domain/stock-figure';
 import { figuresOfProducts } from '../repositories/stock-repository';
@@ -13,6 +15,9 @@ export const STOCK_SCHEMA = 'stock';
 
 /** What every use case needs. */
 export interface StockDeps {
+  /** The write transactions (changeWithEvents) and the raw-SQL reads: typed raw SQL. */
+  pool: pg.Pool;
+  /** Prisma on the same pool: model reads, warehouse creation, the catalog consumer's inbox transaction. */
   prisma: PrismaClient;
   /** Country of the print-on-demand location (ISO 3166-1 alpha-2). */
   podCountryCode: string;
@@ -21,7 +26,8 @@ export interface StockDeps {
   logger?: Logger;
 }
 
-export type Tx = Prisma.TransactionClient;
+/** A write transaction's connection (BEGIN issued; changeWithEvents commits or rolls back). */
+export type Tx = pg.PoolClient;
 
 export function nowOf(deps: StockDeps): Date {
   return deps.now?.() ?? new Date();
@@ -37,30 +43,32 @@ const ATTEMPTS = 5;
  * Runs a state change and records its events in the outbox in the same transaction: both commit
  * or neither does. The work returns its result and the events it caused.
  *
+ * One pg connection, BEGIN ... COMMIT, typed raw SQL: this is the hot path of every order (holds),
+ * where Prisma's interactive transactions cost a large part of stock's CPU (docs/stock.md).
+ *
  * The use cases lock rows in one fixed order (order advisory lock, then warehouse, then products
  * by uuid), so deadlocks should not happen; should Postgres still abort the transaction for a
  * deadlock or a serialization failure, the whole work runs again (it reads everything afresh), so
  * callers never see such an error.
+ *
+ * `timeoutMs`: a transaction that ran longer is rolled back instead of committed (as Prisma's
+ * interactive transactions were); the connection wait is bounded by the pool (10 s, db.ts).
  */
 export async function changeWithEvents<R>(
   deps: StockDeps,
   work: (tx: Tx) => Promise<{ result: R; events: OutgoingEvent[] }>,
   opts: { timeoutMs?: number } = {},
 ): Promise<R> {
+  const timeoutMs = opts.timeoutMs ?? 30_000;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await deps.prisma.$transaction(
-        async (tx) => {
-          const { result, events } = await work(tx);
-          // Disabling a warehouse may change thousands of figures: stay far below Postgres's
-          // 65535 bind parameters per statement (four per event).
-          for (let i = 0; i < events.length; i += OUTBOX_CHUNK) await appendToOutbox(tx, STOCK_SCHEMA, events.slice(i, i + OUTBOX_CHUNK));
-          return result;
-        },
-        // Holds may queue behind each other's product locks: wait for a connection and run longer
-        // than Prisma's defaults (2 s, 5 s) before giving up.
-        { maxWait: 10_000, timeout: opts.timeoutMs ?? 30_000 },
-      );
+      return await inTransaction(deps.pool, timeoutMs, async (tx) => {
+        const { result, events } = await work(tx);
+        // Disabling a warehouse may change thousands of figures: stay far below Postgres's
+        // 65535 bind parameters per statement (four per event).
+        for (let i = 0; i < events.length; i += OUTBOX_CHUNK) await appendToOutbox(pgSql(tx), STOCK_SCHEMA, events.slice(i, i + OUTBOX_CHUNK));
+        return result;
+      });
     } catch (err) {
       if (attempt >= ATTEMPTS || !isRetryableConflict(err)) throw err;
       deps.logger?.warn({ err, attempt }, 'stock transaction lost a lock race; running it again');
@@ -69,18 +77,30 @@ export async function changeWithEvents<R>(
   }
 }
 
-/** Postgres 40001 (serialization failure) or 40P01 (deadlock), however Prisma wraps it. */
+/** One transaction on one pooled connection: committed when `work` returns in time, else rolled back. */
+async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx) => Promise<R>): Promise<R> {
+  const client = await pool.connect();
+  const started = Date.now();
+  // A connection whose ROLLBACK failed is in an unknown state: the pool must close it, not reuse it.
+  let broken: Error | undefined;
+  try {
+    await client.query('BEGIN');
+    const result = await work(client);
+    if (Date.now() - started > timeoutMs) throw new Error(`stock transaction ran longer than ${timeoutMs} ms: rolled back`);
+    await client.query('COMMIT');
+    return result;
+  } catch (err) {
+    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+    throw err;
+  } finally {
+    client.release(broken);
+  }
+}
+
+/** Postgres 40001 (serialization failure) or 40P01 (deadlock), as pg reports it. */
 export function isRetryableConflict(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const visit = (e: unknown, depth: number): boolean => {
-    if (!e || typeof e !== 'object' || seen.has(e) || depth > 6) return false;
-    seen.add(e);
-    const o = e as Record<string, unknown>;
-    if (o.code === 'P2034' || o.code === '40001' || o.code === '40P01' || o.originalCode === '40001' || o.originalCode === '40P01') return true;
-    if (o.kind === 'TransactionWriteConflict') return true;
-    return ['cause', 'meta', 'driverAdapterError'].some((k) => visit(o[k], depth + 1));
-  };
-  return visit(err, 0);
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
 }
 
 /** Who made a change, as the adjustments log records it. */

@@ -389,7 +389,7 @@ async function moveOrderHolds(
 export async function orderHolds(deps: StockDeps, identity: Identity, orderUuid: string): Promise<StockHold[]> {
   authoriseWarehouseStockRead(identity);
   if (uuidViolations(orderUuid, 'orderUuid').length > 0) return [];
-  const holds = await holdsOfOrder(deps.prisma, orderUuid.toLowerCase(), deps.podCountryCode);
+  const holds = await holdsOfOrder(deps.pool, orderUuid.toLowerCase(), deps.podCountryCode);
   return holds.filter((h) => maySeeTeam(identity, h.teamCode));
 }
 

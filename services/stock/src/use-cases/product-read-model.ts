@@ -2,8 +2,9 @@ import { ProductCreated, ProductDeleted, ProductUpdated } from '@pf/platform/eve
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { applyOnce } from '@pf/platform/outbox/inbox';
 import type { ProductFacts } from '../domain/model';
+import type { Prisma } from '../generated/prisma/client';
 import { applyProductState, insertUnknownProducts } from '../repositories/product-repository';
-import { STOCK_SCHEMA, type StockDeps, type Tx } from './deps';
+import { STOCK_SCHEMA, type StockDeps } from './deps';
 
 /** The inbox consumer name of the product read model. */
 export const PRODUCT_READ_MODEL_CONSUMER = 'stock.product-read-model';
@@ -20,7 +21,7 @@ export type ProductEventOutcome = 'applied' | 'stale' | 'duplicate' | 'ignored';
 export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnvelope): Promise<ProductEventOutcome> {
   if (!(ProductCreated.is(event) || ProductUpdated.is(event) || ProductDeleted.is(event))) return 'ignored';
   let outcome: ProductEventOutcome = 'stale';
-  const applied = await applyOnce<Tx>(
+  const applied = await applyOnce<Prisma.TransactionClient>(
     (fn) => deps.prisma.$transaction(fn),
     STOCK_SCHEMA,
     PRODUCT_READ_MODEL_CONSUMER,

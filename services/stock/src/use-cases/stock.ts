@@ -111,9 +111,9 @@ async function changeOnHand(
  */
 export async function productStocks(deps: StockDeps, identity: Identity, uuids: readonly string[]): Promise<Map<string, ProductStock>> {
   const wanted = [...new Set(uuids.filter(isUuid).map((u) => u.toLowerCase()))];
-  const products = (await findProducts(deps.prisma, wanted)).filter((p) => maySeeTeam(identity, p.teamCode));
+  const products = (await findProducts(deps.pool, wanted)).filter((p) => maySeeTeam(identity, p.teamCode));
   const levels = await levelsOf(
-    deps.prisma,
+    deps.pool,
     products.map((p) => p.uuid),
   );
   const byProduct = new Map<string, WarehouseStock[]>();
@@ -149,7 +149,7 @@ export async function stockLevels(
   const page = feedPage(args.after, args.first);
   if (!team) return { items: [], nextCursor: null };
   // One row more than asked tells whether another page follows.
-  const rows = await readFeedPage(deps.prisma, team, page.after, page.size + 1);
+  const rows = await readFeedPage(deps.pool, team, page.after, page.size + 1);
   if (rows.length <= page.size) return { items: rows, nextCursor: null };
   rows.length = page.size;
   return { items: rows, nextCursor: rows[rows.length - 1]!.productUuid };
@@ -164,7 +164,7 @@ export async function stockLevelsOf(deps: StockDeps, identity: Identity, teamCod
   if (productUuids.length > 5000) throw Problem.validation([{ property: 'productUuids', message: 'At most 5000 product uuids.' }]);
   const team = teamForFigures(identity, teamCode);
   if (!team) return [];
-  return feedRowsOf(deps.prisma, team, [...new Set(productUuids.filter(isUuid).map((u) => u.toLowerCase()))]);
+  return feedRowsOf(deps.pool, team, [...new Set(productUuids.filter(isUuid).map((u) => u.toLowerCase()))]);
 }
 
 /** The product's latest on-hand changes, newest first (back-office). */
@@ -173,7 +173,7 @@ export async function stockAdjustments(deps: StockDeps, identity: Identity, prod
   const limit = first ?? 50;
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw Problem.validation([{ property: 'first', message: 'Must be from 1 to 500.' }]);
   if (!isUuid(productUuid)) return [];
-  const [product] = await findProducts(deps.prisma, [productUuid]);
+  const [product] = await findProducts(deps.pool, [productUuid]);
   if (!product || !maySeeTeam(identity, product.teamCode)) return [];
   return listAdjustments(deps.prisma, product.uuid, limit);
 }

@@ -98,6 +98,6 @@ export async function updateWarehouse(deps: StockDeps, identity: Identity, id: s
 /** One warehouse by id; another team's (or none) reads as null. Not for integrations. */
 export async function getWarehouse(deps: StockDeps, identity: Identity, id: string): Promise<Warehouse | null> {
   authoriseWarehouseStockRead(identity);
-  const w = isUuid(id) ? await findWarehouse(deps.prisma, id) : null;
+  const w = isUuid(id) ? await findWarehouse(deps.pool, id) : null;
   return w && maySeeTeam(identity, w.teamCode) ? w : null;
 }
