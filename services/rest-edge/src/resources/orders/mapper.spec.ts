@@ -1,7 +1,7 @@
 import { toAmendment, toAmendOrderLinesInput, toCreateOrderInput, toOrderResource } from './mapper';
-import type { OrderFields } from './operation';
+import type { OrderFields, TrackingDetailFields } from './operation';
 
-const tracking = {
+const tracking: TrackingDetailFields = {
   carrier: 'Royal Mail',
   trackingNumber: 'RM1GB',
   trackingUrl: 'https://track.example/RM1GB',
@@ -102,7 +102,8 @@ describe('toOrderResource', () => {
   });
 
   it('renders tracking details with recommended and legacy keys and never a methodCode', () => {
-    const withCode = { ...tracking, methodCode: 'rm48', courier: null, number: null, url: null } as typeof tracking;
+    // A methodCode the edge never asks for, and null legacy keys the edge fills from the recommended ones.
+    const withCode = { ...tracking, methodCode: 'rm48', courier: null, number: null, url: null };
     const r = toOrderResource({ ...order, trackingDetails: [withCode], fulfilments: [{ ...order.fulfilments[0]!, trackingDetails: [withCode] }] });
     for (const t of [r.trackingDetails[0]!, r.fulfilments[0]!.trackingDetails[0]!]) {
       expect(t).not.toHaveProperty('methodCode');
