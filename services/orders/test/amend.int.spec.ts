@@ -29,6 +29,8 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
   const number = () => `o-${uniqueSuffix()}`;
   const lines = (...ls: [number, string, number][]) => ls.map(([lineNumber, sku, quantity]) => ({ lineNumber, product: { sku }, quantity }));
   const amend = (uuid: string, orderLines: unknown[], who = t.shop, url = s.urls.orders) => s.gql<any>(url, who, AMEND_ORDER, { uuid, input: { orderLines } });
+  /** An amendment that must fail with exactly one Problem. */
+  const amendProblem = (uuid: string, orderLines: unknown[], who = t.shop) => s.problem(who, AMEND_ORDER, { uuid, input: { orderLines } });
   const read = async (uuid: string) => (await s.ok<any>(t.backOffice, ORDER, { uuid })).order;
   const confirmed = async (extra: Record<string, unknown> = {}, code = 'express') => {
     const o = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 2], ['SKU-C', 1]], extra) })).createOrder;
@@ -157,13 +159,13 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
 
   it('validates the lines (O4, line numbers required) and refuses an inactive team', async () => {
     const o = await confirmed();
-    const res = await amend(o.uuid, [{ product: { sku: 'SKU-A' }, quantity: 1 }, { lineNumber: 2, product: { sku: 'x'.repeat(256) }, quantity: 1 }]);
-    expect(res.errors[0].extensions.problem.violations.map((v: any) => v.property)).toEqual(['orderLines[0].lineNumber', 'orderLines[1].product.sku']);
+    const invalid = await amendProblem(o.uuid, [{ product: { sku: 'SKU-A' }, quantity: 1 }, { lineNumber: 2, product: { sku: 'x'.repeat(256) }, quantity: 1 }]);
+    expect(invalid.violations?.map((v) => v.property)).toEqual(['orderLines[0].lineNumber', 'orderLines[1].product.sku']);
     const many = Array.from({ length: 501 }, (_, i) => ({ lineNumber: i + 1, product: { sku: 'SKU-A' }, quantity: 1 }));
-    expect((await amend(o.uuid, many)).errors[0].extensions.problem.violations).toEqual([{ property: 'orderLines', message: expect.any(String) }]);
+    expect((await amendProblem(o.uuid, many)).violations).toEqual([{ property: 'orderLines', message: expect.any(String) }]);
     const u = await createTeam(s, `i${uniqueSuffix()}`, { stock: { 'SKU-A': { leeds: 10 } } });
     const d = (await s.ok<any>(u.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 1]]) })).createOrder;
     await setTeamActive(s, u.teamCode, false);
-    expect((await amend(d.uuid, lines([1, 'SKU-A', 2]), u.shop)).errors[0].extensions.problem.problemType).toBe('team-inactive');
+    expect((await amendProblem(d.uuid, lines([1, 'SKU-A', 2]), u.shop)).problemType).toBe('team-inactive');
   }, 60_000);
 });
