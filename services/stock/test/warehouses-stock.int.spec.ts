@@ -1,3 +1,4 @@
+import { StockLevelChanged } from '@pf/platform/events/stock';
 import { TOPICS } from '@pf/platform/events/topics';
 import {
   ADJUST_STOCK,
@@ -12,8 +13,12 @@ import {
   startStock,
   UPDATE_WAREHOUSE,
   warehouse,
+  type OutboxRow,
   type StockHarness,
 } from './harness';
+
+/** A stock-level.changed row's payload, checked against the event's schema. */
+const figureChangeIn = (row: OutboxRow) => StockLevelChanged.payload.parse(row.envelope.payload);
 
 describe('warehouses and stock (back-office)', () => {
   let h: StockHarness;
@@ -128,7 +133,7 @@ describe('warehouses and stock (back-office)', () => {
       expect(rows).toHaveLength(2);
       seq = await lastOutboxSeq(h);
       await h.ok(backOffice(team), UPDATE_WAREHOUSE, { id: w2, input: { enabled: true } });
-      expect((await outboxAfter(h, seq)).map((r) => r.envelope.payload.previousStock)).toEqual(expect.arrayContaining([5, 0]));
+      expect((await outboxAfter(h, seq)).map((r) => figureChangeIn(r).previousStock)).toEqual(expect.arrayContaining([5, 0]));
     });
 
     it('disabling a warehouse stocking 2500 products writes one event for each, in several outbox statements', async () => {
@@ -148,7 +153,7 @@ describe('warehouses and stock (back-office)', () => {
       const rows = await outboxAfter(h, seq);
       expect(rows).toHaveLength(2500);
       expect(new Set(rows.map((r) => r.event_key)).size).toBe(2500);
-      expect(rows.every((r) => r.envelope.payload.previousStock === 2 && r.envelope.payload.stock === 0)).toBe(true);
+      expect(rows.map(figureChangeIn).every((c) => c.previousStock === 2 && c.stock === 0)).toBe(true);
     }, 60_000);
 
     it('is not written for print-on-demand approval or activation, nor for deletion (they show only in the feed)', async () => {
