@@ -15,6 +15,14 @@ if ! { npm run --silent generate && node scripts/compose-supergraph.mjs --check 
   exit 1
 fi
 
+# jest runs the tests through swc, which checks no types, and the build projects leave tests out:
+# tsconfig.test.json type-checks every test file (strict, as the code) against the built declarations.
+if ! npx tsc -b tsconfig.test.json; then
+  echo "tests do not type-check (npx tsc -b tsconfig.test.json)"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+
 export TEST_KAFKA_BROKERS="${TEST_KAFKA_BROKERS:-127.0.0.1:${KAFKA_PORT:-19092}}"
 report="$root/.cache/jest-report.json"
 mkdir -p "$root/.cache"
