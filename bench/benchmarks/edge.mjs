@@ -11,16 +11,17 @@
 // at 50 connections and at one connection, each after a warm-up, with the load generator in its
 // own process.
 import { existsSync, readdirSync } from 'node:fs';
+import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pidsByCommand } from '../lib/cpu.mjs';
+import { cpuBetween, cpuSnapshot, machineBusySeconds, pidsByCommand } from '../lib/cpu.mjs';
 import { probe } from '../lib/http.mjs';
 import { channelJwt } from '../lib/jwt.mjs';
 import { baseEnv, freePort } from '../lib/processes.mjs';
 import { summarizeCpuProfile } from '../lib/profile.mjs';
 import { createBenchChannel, distFile, startStack } from '../lib/stack.mjs';
-import { ratio } from '../lib/stats.mjs';
+import { ratio, summarizeLatencies } from '../lib/stats.mjs';
 import { formatTable, ms, num, pct, times, yesNo } from '../lib/table.mjs';
 
 export const name = 'edge';
@@ -46,6 +47,7 @@ const ROUTE_LABEL = {
   accounts: 'accounts subgraph',
   bare: 'bare node:http',
   gatewayPaced: 'gateway -> accounts, edge pace',
+  gatewayEven: 'gateway -> accounts, edge pace, even',
 };
 
 /** @param {import('../lib/context.mjs').BenchContext} ctx */
@@ -126,6 +128,14 @@ export async function run(ctx) {
     const result = await ctx.load({ ...jobs.gateway, ...plan.one, overallRate: pace }, watch);
     windows.one.gatewayPaced = result;
     ctx.log(`  ${num(result.requestsPerSecond)} req/s, p50 ${ms(result.latencyMs.p50)}, p99 ${ms(result.latencyMs.p99)}`);
+    // autocannon's pace sends each second's quota back to back and then idles, so most of those
+    // requests find the gateway warm. This one spaces them evenly (one every 1/pace s), so the
+    // gateway and accounts idle between requests about as long as behind the edge.
+    ctx.log(`${ROUTE_LABEL.gatewayEven}: 1 connection, one request every ${ms(1000 / pace)} (control)`);
+    await ctx.waitForQuietMachine();
+    const even = await evenlyPaced(jobs.gateway, pace, plan.one, watch);
+    windows.one.gatewayEven = even;
+    ctx.log(`  ${num(even.requestsPerSecond)} req/s, p50 ${ms(even.latencyMs.p50)}, p99 ${ms(even.latencyMs.p99)}`);
   }
 
   const figures = computeFigures(windows);
@@ -205,6 +215,7 @@ function computeFigures(w) {
     gatewayAddedP50MsAtOneConnection: p50('one', 'gateway') - p50('one', 'accounts'),
     edgeAddedP50MsAt50Connections: p50('many', 'edge') - p50('many', 'gateway'),
     edgeAddedP50MsOverGatewayAtEdgePace: p50('one', 'edge') - p50('one', 'gatewayPaced'),
+    edgeAddedP50MsOverGatewayAtEvenEdgePace: p50('one', 'edge') - p50('one', 'gatewayEven'),
   };
 }
 
@@ -261,6 +272,7 @@ function report(windows, figures, targets, { plan, judged, clean }) {
         ['gateway over accounts, 1 connection', ms(figures.gatewayAddedP50MsAtOneConnection)],
         ['edge over gateway-direct, 50 connections', ms(figures.edgeAddedP50MsAt50Connections)],
         ['edge over gateway-direct at the edge pace, 1 connection (control)', ms(figures.edgeAddedP50MsOverGatewayAtEdgePace)],
+        ['edge over gateway-direct at the edge pace, evenly spaced (control)', ms(figures.edgeAddedP50MsOverGatewayAtEvenEdgePace)],
       ],
     ),
   );
@@ -300,4 +312,61 @@ function profileReport(svc, summary, root) {
       summary.inclusive.map((f) => [f.name, num(f.ms), num(f.percentOfBusy, 1)]),
     ),
   ].join('\n\n');
+}
+
+/**
+ * One request at a time, each sent at its slot (one every 1/rate s; late ones at once), from this
+ * process over one keep-alive connection: warm-up, then the measured window, with the CPU of
+ * `watch`'s processes. Shaped like a load window's result.
+ */
+async function evenlyPaced(job, rate, shape, watch) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(job.url);
+  const once = () =>
+    new Promise((resolve, reject) => {
+      const start = performance.now();
+      const req = http.request(url, { method: job.method ?? 'GET', headers: job.headers ?? {}, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode, ms: performance.now() - start }));
+      });
+      req.on('error', reject);
+      req.end(job.body);
+    });
+  const runFor = async (seconds, record) => {
+    const interval = 1000 / rate;
+    const t0 = performance.now();
+    const samples = [];
+    let failed = 0;
+    for (let i = 0; i * interval < seconds * 1000; i++) {
+      const wait = t0 + i * interval - performance.now();
+      if (wait >= 1) await sleep(wait);
+      const r = await once();
+      if (r.status < 200 || r.status > 299) failed++;
+      else if (record) samples.push(r.ms);
+    }
+    return { samples, failed, seconds: (performance.now() - t0) / 1000 };
+  };
+  try {
+    await runFor(shape.warmupSeconds, false);
+    const cpuBefore = cpuSnapshot(watch());
+    const busyBefore = machineBusySeconds();
+    const { samples, failed, seconds } = await runFor(shape.durationSeconds, true);
+    const cpu = cpuBetween(cpuBefore, cpuSnapshot(watch()));
+    const busy = machineBusySeconds() - busyBefore;
+    const ours = Object.values(cpu).reduce((a, b) => a + b, 0);
+    return {
+      durationSeconds: seconds,
+      requestsPerSecond: samples.length / seconds,
+      latencyMs: summarizeLatencies(samples),
+      ok: samples.length,
+      non2xx: failed,
+      errors: 0,
+      timeouts: 0,
+      cpuPercent: Object.fromEntries(Object.entries(cpu).map(([k, v]) => [k, (v / seconds) * 100])),
+      // The bench process itself (the load generator here) counts as "other".
+      otherCpuPercent: Math.max(0, ((busy - ours) / seconds) * 100),
+    };
+  } finally {
+    agent.destroy();
+  }
 }
