@@ -4,7 +4,6 @@ import type { Logger } from '@pf/platform/logging';
 import { AccessRules } from './auth/access-rules';
 import { AuthCache } from './auth/auth-cache';
 import { authenticate, principalOf } from './auth/authenticate';
-import { onceAdmitted, ReadAheadLedger } from './auth/read-ahead';
 import { subscribeAuthCacheInvalidation } from './auth/invalidation';
 import { ChannelTokenChecks } from './auth/token-check';
 import type { RestEdgeConfig } from './config';
@@ -104,13 +103,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   const channelBase = expressPath(contract.basePath);
   app.use(
     channelBase,
-    authenticate({
-      limiter: rateLimiter,
-      tokenChecks,
-      rules: new AccessRules(RESOURCE_ROUTES),
-      logger: logger.child({ component: 'auth' }),
-      readAhead: new ReadAheadLedger(config.AUTH_CACHE_MAX_ENTRIES),
-    }),
+    authenticate({ limiter: rateLimiter, tokenChecks, rules: new AccessRules(RESOURCE_ROUTES), logger: logger.child({ component: 'auth' }) }),
   );
   // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422.
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
@@ -188,7 +181,7 @@ function handlerFor(route: ResourceRoute, deps: HandlerDeps): RequestHandler {
       (upstream: GraphqlUpstream): UpstreamCall =>
       (operation, variables) =>
         upstream.execute(operation, variables, { bearer: (bearer ??= deps.identities.channelJwt(principal.teamCode, principal.channelId)), requestId });
-    const result = await onceAdmitted(res, route.handle({
+    const result = await route.handle({
       principal,
       params: req.params as Record<string, string>,
       query: req.query as Record<string, unknown>,
@@ -201,7 +194,7 @@ function handlerFor(route: ResourceRoute, deps: HandlerDeps): RequestHandler {
       },
       apiVersion: deps.apiVersion,
       settings: deps.settings,
-    }));
+    });
     if (isStreamed(result)) await sendJsonStream(req, res, result.status, result.chunks, deps.logger);
     else res.status(result.status).json(result.body);
   };

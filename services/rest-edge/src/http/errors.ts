@@ -3,7 +3,6 @@ import type { ErrorRequestHandler, NextFunction, Request, Response } from 'expre
 import { error as validatorErrors } from 'express-openapi-validator';
 import type { Logger } from '@pf/platform/logging';
 import { Problem, type Violation } from '@pf/platform/problems';
-import { settleAdmission } from '../auth/read-ahead';
 import { propertyOfPointer } from '../domain/violations';
 import { UpstreamError } from '../upstream/graphql';
 import { requestIdOf } from './request-context';
@@ -119,18 +118,6 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    // A request read ahead of its admission: a refusal (or the store's failure) answers in its place.
-    if (res.locals.admission) {
-      settleAdmission(res).then(
-        () => answerError(err, req, res),
-        (refusal: unknown) => answerError(refusal, req, res),
-      );
-      return;
-    }
-    answerError(err, req, res);
-  };
-
-  function answerError(err: unknown, req: Request, res: Response): void {
     const answer = answerFor(err);
     if (answer) {
       sendProblem(res, answer.problem, answer.headers);
@@ -149,7 +136,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       'unexpected error',
     );
     sendProblem(res, new Problem('internal', { detail: INTERNAL_DETAIL, extensions: { reference } }));
-  }
+  };
 }
 
 /** The last route: nothing matched the path. */
