@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { statement } from '@pf/platform/db/statement';
 import type { Fulfilment, Order, OrderLine, ShippingMethodChoice, StatusChange } from '../domain/model';
 import type { NewFulfilment } from '../domain/fulfilments';
 import type { ShippingDetails } from '../domain/order-input';
@@ -83,6 +84,8 @@ const ORDER_SELECT = `
                      FROM orders.fulfilment f WHERE f.order_uuid = o.uuid), '[]'::json) AS fulfilments
     FROM orders.orders o`;
 
+const LOAD_ORDERS = statement('orders.load-orders', `${ORDER_SELECT} WHERE o.uuid = ANY($1::uuid[])`);
+
 function toOrder(r: OrderRow): Order {
   const hasShipping = [
     r.ship_first_name,
@@ -154,7 +157,7 @@ function toOrder(r: OrderRow): Order {
 /** Orders by uuid, in the order asked (unknown uuids are left out). */
 export async function loadOrders(db: Sql, uuids: readonly string[]): Promise<Order[]> {
   if (uuids.length === 0) return [];
-  const { rows } = await db.query<OrderRow>(`${ORDER_SELECT} WHERE o.uuid = ANY($1::uuid[])`, [uuids]);
+  const { rows } = await db.query<OrderRow>(LOAD_ORDERS([uuids]));
   const byUuid = new Map(rows.map((r) => [r.uuid, toOrder(r)]));
   return uuids.flatMap((u) => byUuid.get(u) ?? []);
 }
@@ -169,6 +172,9 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
+const LOCK_ORDER = statement('orders.lock-order', `SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE`);
+const LOCK_ORDER_NOWAIT = statement('orders.lock-order-nowait', `SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE NOWAIT`);
+
 /**
  * Locks the order row for the rest of the transaction and loads the order. `nowait`: a row
  * another transaction holds answers 'locked' at once instead of waiting.
@@ -181,7 +187,7 @@ export async function lockAndLoadOrder(tx: pg.PoolClient, uuid: string, opts: { 
   // NOWAIT runs under a savepoint so that finding the row locked leaves the transaction usable.
   if (opts.nowait) await tx.query('SAVEPOINT lock_order');
   try {
-    const { rowCount } = await tx.query(`SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE${opts.nowait ? ' NOWAIT' : ''}`, [uuid]);
+    const { rowCount } = await tx.query((opts.nowait ? LOCK_ORDER_NOWAIT : LOCK_ORDER)([uuid]));
     if (!rowCount) return null;
   } catch (err) {
     if ((err as { code?: string }).code === '55P03') {
@@ -193,40 +199,48 @@ export async function lockAndLoadOrder(tx: pg.PoolClient, uuid: string, opts: { 
   return loadOrder(tx, uuid);
 }
 
+const LOCK_ORDER_OF_FULFILMENT = statement(
+  'orders.lock-order-of-fulfilment',
+  `SELECT o.uuid::text AS uuid FROM orders.orders o JOIN orders.fulfilment f ON f.order_uuid = o.uuid
+    WHERE f.uuid = $1::uuid FOR UPDATE OF o`,
+);
+
 /** The order a fulfilment belongs to, locked. */
 export async function lockOrderOfFulfilment(tx: pg.PoolClient, fulfilmentUuid: string): Promise<Order | null> {
   if (!isUuid(fulfilmentUuid)) return null;
-  const { rows } = await tx.query<{ uuid: string }>(
-    `SELECT o.uuid::text AS uuid FROM orders.orders o JOIN orders.fulfilment f ON f.order_uuid = o.uuid
-      WHERE f.uuid = $1::uuid FOR UPDATE OF o`,
-    [fulfilmentUuid],
-  );
+  const { rows } = await tx.query<{ uuid: string }>(LOCK_ORDER_OF_FULFILMENT([fulfilmentUuid]));
   return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
 }
+
+const LOCK_ORDER_NUMBER = statement('orders.lock-order-number', `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`);
 
 /**
  * Serialises every create and replay of one order number on one channel (rule O2): concurrent
  * identical requests run one after the other, and the later ones find the order the first made.
  */
 export async function lockOrderNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<void> {
-  await tx.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, [`orders:${channelId.length}:${channelId}:${orderNumber}`]);
+  await tx.query(LOCK_ORDER_NUMBER([`orders:${channelId.length}:${channelId}:${orderNumber}`]));
 }
+
+const LOCK_API_ORDER_BY_NUMBER = statement(
+  'orders.lock-api-order-by-number',
+  `SELECT uuid::text AS uuid FROM orders.orders WHERE channel_id = $1 AND order_number = $2 AND origin = 'api' FOR UPDATE`,
+);
 
 /** The API order with this number on the channel, locked (lock, then read: see lockAndLoadOrder). */
 export async function lockApiOrderByNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<Order | null> {
-  const { rows } = await tx.query<{ uuid: string }>(
-    `SELECT uuid::text AS uuid FROM orders.orders WHERE channel_id = $1 AND order_number = $2 AND origin = 'api' FOR UPDATE`,
-    [channelId, orderNumber],
-  );
+  const { rows } = await tx.query<{ uuid: string }>(LOCK_API_ORDER_BY_NUMBER([channelId, orderNumber]));
   return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
 }
 
+const PRINT_TRAIL_NUMBER_TAKEN = statement(
+  'orders.print-trail-number-taken',
+  `SELECT 1 FROM orders.orders WHERE team_code = $1 AND print_trail_order_number = $2 AND ($3::uuid IS NULL OR uuid <> $3::uuid)`,
+);
+
 /** Whether another order of the team (not `exceptUuid`) uses this printTrailOrderNumber. */
 export async function printTrailNumberTaken(db: Sql, teamCode: string, printTrailOrderNumber: string, exceptUuid: string | null): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `SELECT 1 FROM orders.orders WHERE team_code = $1 AND print_trail_order_number = $2 AND ($3::uuid IS NULL OR uuid <> $3::uuid)`,
-    [teamCode, printTrailOrderNumber, exceptUuid],
-  );
+  const { rowCount } = await db.query(PRINT_TRAIL_NUMBER_TAKEN([teamCode, printTrailOrderNumber, exceptUuid]));
   return (rowCount ?? 0) > 0;
 }
 
@@ -290,23 +304,27 @@ export async function insertOrder(tx: Sql, o: Order, created: StatusChange): Pro
     o.updatedAt,
     o.version,
   ];
-  const placeholders = base.map((_, i) => `$${i + 1}`).join(', ');
-  const n = base.length;
-  await tx.query(
-    `WITH o AS (
-       INSERT INTO orders.orders (uuid, team_code, channel_id, origin, order_number, print_trail_order_number, status,
-         fulfillable_status, fulfillable_from, scheduled_at, confirmed_at, stock_held, shipping_method_code,
-         shipping_method_name, ${SHIP_COLUMNS.join(', ')}, created_at, updated_at, version)
-       VALUES (${placeholders}) RETURNING uuid),
-     h AS (
-       INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger, reason)
-       SELECT o.uuid, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}, $${n + 9}, $${n + 10} FROM o)
-     INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
-     SELECT o.uuid, l.line_number, l.sku, l.quantity, l.product_uuid
-       FROM o, unnest($${n + 1}::int[], $${n + 2}::text[], $${n + 3}::int[], $${n + 4}::uuid[]) AS l(line_number, sku, quantity, product_uuid)`,
-    [...base, ...lineArrays(o.lines), created.from, created.to, created.at, created.actor, created.trigger, created.reason],
-  );
+  if (base.length !== ORDER_COLUMNS) throw new Error(`insertOrder: ${base.length} order values for ${ORDER_COLUMNS} columns`);
+  await tx.query(INSERT_ORDER([...base, ...lineArrays(o.lines), created.from, created.to, created.at, created.actor, created.trigger, created.reason]));
 }
+
+/** The order columns insertOrder writes, in its order: 14 before the shipping columns, 3 after. */
+const ORDER_COLUMNS = 14 + SHIP_COLUMNS.length + 3;
+const INSERT_ORDER = statement(
+  'orders.insert-order',
+  `WITH o AS (
+     INSERT INTO orders.orders (uuid, team_code, channel_id, origin, order_number, print_trail_order_number, status,
+       fulfillable_status, fulfillable_from, scheduled_at, confirmed_at, stock_held, shipping_method_code,
+       shipping_method_name, ${SHIP_COLUMNS.join(', ')}, created_at, updated_at, version)
+     VALUES (${Array.from({ length: ORDER_COLUMNS }, (_, i) => `$${i + 1}`).join(', ')}) RETURNING uuid),
+   h AS (
+     INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger, reason)
+     SELECT o.uuid, $${ORDER_COLUMNS + 5}, $${ORDER_COLUMNS + 6}, $${ORDER_COLUMNS + 7}, $${ORDER_COLUMNS + 8}, $${ORDER_COLUMNS + 9}, $${ORDER_COLUMNS + 10} FROM o)
+   INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
+   SELECT o.uuid, l.line_number, l.sku, l.quantity, l.product_uuid
+     FROM o, unnest($${ORDER_COLUMNS + 1}::int[], $${ORDER_COLUMNS + 2}::text[], $${ORDER_COLUMNS + 3}::int[], $${ORDER_COLUMNS + 4}::uuid[])
+          AS l(line_number, sku, quantity, product_uuid)`,
+);
 
 function lineArrays(lines: readonly OrderLine[]): unknown[] {
   return [lines.map((l) => l.lineNumber), lines.map((l) => l.sku), lines.map((l) => l.quantity), lines.map((l) => l.productUuid)];
@@ -328,37 +346,38 @@ export async function updateOrder(tx: Sql, o: Order): Promise<void> {
     ...shipValues(o.shippingDetails),
     o.updatedAt,
   ];
-  const ship = SHIP_COLUMNS.map((c, i) => `${c} = $${11 + i}`).join(', ');
-  await tx.query(
-    `UPDATE orders.orders SET print_trail_order_number = $2, status = $3, fulfillable_status = $4, fulfillable_from = $5,
-            scheduled_at = $6, confirmed_at = $7, stock_held = $8, shipping_method_code = $9, shipping_method_name = $10,
-            ${ship}, updated_at = $${11 + SHIP_COLUMNS.length}, version = version + 1
-      WHERE uuid = $1::uuid`,
-    values,
-  );
+  await tx.query(UPDATE_ORDER(values));
 }
+
+const UPDATE_ORDER = statement(
+  'orders.update-order',
+  `UPDATE orders.orders SET print_trail_order_number = $2, status = $3, fulfillable_status = $4, fulfillable_from = $5,
+          scheduled_at = $6, confirmed_at = $7, stock_held = $8, shipping_method_code = $9, shipping_method_name = $10,
+          ${SHIP_COLUMNS.map((c, i) => `${c} = $${11 + i}`).join(', ')}, updated_at = $${11 + SHIP_COLUMNS.length}, version = version + 1
+    WHERE uuid = $1::uuid`,
+);
 
 /** Replaces the order's lines with these. */
 export async function replaceLines(tx: Sql, orderUuid: string, lines: readonly OrderLine[]): Promise<void> {
   // Two statements: a DELETE and an INSERT of the same keys in one statement may see each other's rows.
-  await tx.query(`DELETE FROM orders.order_line WHERE order_uuid = $1::uuid`, [orderUuid]);
-  await tx.query(
-    `INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
-     SELECT $1::uuid, l.line_number, l.sku, l.quantity, l.product_uuid
-       FROM unnest($2::int[], $3::text[], $4::int[], $5::uuid[]) AS l(line_number, sku, quantity, product_uuid)`,
-    [orderUuid, ...lineArrays(lines)],
-  );
+  await tx.query(DELETE_LINES([orderUuid]));
+  await tx.query(INSERT_LINES([orderUuid, ...lineArrays(lines)]));
 }
 
-/** Inserts draft fulfilments with their lines. */
+const DELETE_LINES = statement('orders.delete-lines', `DELETE FROM orders.order_line WHERE order_uuid = $1::uuid`);
+const INSERT_LINES = statement(
+  'orders.insert-lines',
+  `INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
+   SELECT $1::uuid, l.line_number, l.sku, l.quantity, l.product_uuid
+     FROM unnest($2::int[], $3::text[], $4::int[], $5::uuid[]) AS l(line_number, sku, quantity, product_uuid)`,
+);
+
+/** Inserts draft fulfilments with their lines (one statement). */
 export async function insertFulfilments(tx: Sql, orderUuid: string, fulfilments: readonly NewFulfilment[], at: Date): Promise<void> {
   if (fulfilments.length === 0) return;
+  const lines = fulfilments.flatMap((f) => f.lines.map((l) => ({ f: f.uuid, ...l })));
   await tx.query(
-    `INSERT INTO orders.fulfilment (uuid, order_uuid, status, supplier_location_code, supplier_country_code, shipping_method_code,
-                                    shipping_method_name, created_at, updated_at)
-     SELECT f.uuid, $1::uuid, 'draft', f.code, f.country, f.method_code, f.method_name, $7, $7
-       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS f(uuid, code, country, method_code, method_name)`,
-    [
+    INSERT_FULFILMENTS([
       orderUuid,
       fulfilments.map((f) => f.uuid),
       fulfilments.map((f) => f.supplierLocation.code),
@@ -366,28 +385,44 @@ export async function insertFulfilments(tx: Sql, orderUuid: string, fulfilments:
       fulfilments.map((f) => f.shippingMethod?.code ?? null),
       fulfilments.map((f) => f.shippingMethod?.name ?? null),
       at,
-    ],
-  );
-  const lines = fulfilments.flatMap((f) => f.lines.map((l) => ({ f: f.uuid, ...l })));
-  await tx.query(
-    `INSERT INTO orders.fulfilment_line (fulfilment_uuid, line_number, sku, quantity)
-     SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[])`,
-    [lines.map((l) => l.f), lines.map((l) => l.lineNumber), lines.map((l) => l.sku), lines.map((l) => l.quantity)],
+      lines.map((l) => l.f),
+      lines.map((l) => l.lineNumber),
+      lines.map((l) => l.sku),
+      lines.map((l) => l.quantity),
+    ]),
   );
 }
+
+const INSERT_FULFILMENTS = statement(
+  'orders.insert-fulfilments',
+  `WITH f AS (
+     INSERT INTO orders.fulfilment (uuid, order_uuid, status, supplier_location_code, supplier_country_code, shipping_method_code,
+                                    shipping_method_name, created_at, updated_at)
+     SELECT f.uuid, $1::uuid, 'draft', f.code, f.country, f.method_code, f.method_name, $7, $7
+       FROM unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[]) AS f(uuid, code, country, method_code, method_name)
+     RETURNING uuid)
+   INSERT INTO orders.fulfilment_line (fulfilment_uuid, line_number, sku, quantity)
+   SELECT l.fulfilment_uuid, l.line_number, l.sku, l.quantity
+     FROM unnest($8::uuid[], $9::int[], $10::text[], $11::int[]) AS l(fulfilment_uuid, line_number, sku, quantity)
+     JOIN f ON f.uuid = l.fulfilment_uuid`,
+);
+
+const DELETE_FULFILMENTS = statement('orders.delete-fulfilments', `DELETE FROM orders.fulfilment WHERE order_uuid = $1::uuid`);
 
 /** Drops every fulfilment of the order (with lines and tracking). */
 export async function deleteFulfilments(tx: Sql, orderUuid: string): Promise<void> {
-  await tx.query(`DELETE FROM orders.fulfilment WHERE order_uuid = $1::uuid`, [orderUuid]);
+  await tx.query(DELETE_FULFILMENTS([orderUuid]));
 }
+
+const SET_FULFILMENT_STATUSES = statement(
+  'orders.set-fulfilment-statuses',
+  `UPDATE orders.fulfilment f SET status = c.status, updated_at = $3
+     FROM unnest($1::uuid[], $2::text[]) AS c(uuid, status) WHERE f.uuid = c.uuid`,
+);
 
 export async function setFulfilmentStatuses(tx: Sql, changes: readonly { uuid: string; status: FulfilmentStatus }[], at: Date): Promise<void> {
   if (changes.length === 0) return;
-  await tx.query(
-    `UPDATE orders.fulfilment f SET status = c.status, updated_at = $3
-       FROM unnest($1::uuid[], $2::text[]) AS c(uuid, status) WHERE f.uuid = c.uuid`,
-    [changes.map((c) => c.uuid), changes.map((c) => c.status), at],
-  );
+  await tx.query(SET_FULFILMENT_STATUSES([changes.map((c) => c.uuid), changes.map((c) => c.status), at]));
 }
 
 export async function insertTracking(
@@ -412,26 +447,32 @@ export async function insertTracking(
   );
 }
 
+const INSERT_STATUS_CHANGE = statement(
+  'orders.insert-status-change',
+  `INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger, reason)
+   VALUES ($1::uuid, $2, $3, $4, $5, $6, $7)`,
+);
+
 export async function insertStatusChange(tx: Sql, orderUuid: string, change: StatusChange): Promise<void> {
-  await tx.query(
-    `INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger, reason)
-     VALUES ($1::uuid, $2, $3, $4, $5, $6, $7)`,
-    [orderUuid, change.from, change.to, change.at, change.actor, change.trigger, change.reason],
-  );
+  await tx.query(INSERT_STATUS_CHANGE([orderUuid, change.from, change.to, change.at, change.actor, change.trigger, change.reason]));
 }
+
+const SET_TIMER = statement(
+  'orders.set-timer',
+  `INSERT INTO orders.order_timer (order_uuid, kind, due_at) VALUES ($1::uuid, $2, $3)
+   ON CONFLICT (order_uuid) DO UPDATE SET kind = EXCLUDED.kind, due_at = EXCLUDED.due_at, claimed_by = NULL,
+                                          claimed_until = NULL, attempts = 0, last_error = NULL`,
+);
 
 /** Sets (or replaces) the order's durable timer. */
 export async function setTimer(tx: Sql, orderUuid: string, kind: 'countdown' | 'schedule', dueAt: Date): Promise<void> {
-  await tx.query(
-    `INSERT INTO orders.order_timer (order_uuid, kind, due_at) VALUES ($1::uuid, $2, $3)
-     ON CONFLICT (order_uuid) DO UPDATE SET kind = EXCLUDED.kind, due_at = EXCLUDED.due_at, claimed_by = NULL,
-                                            claimed_until = NULL, attempts = 0, last_error = NULL`,
-    [orderUuid, kind, dueAt],
-  );
+  await tx.query(SET_TIMER([orderUuid, kind, dueAt]));
 }
 
+const CLEAR_TIMER = statement('orders.clear-timer', `DELETE FROM orders.order_timer WHERE order_uuid = $1::uuid`);
+
 export async function clearTimer(tx: Sql, orderUuid: string): Promise<void> {
-  await tx.query(`DELETE FROM orders.order_timer WHERE order_uuid = $1::uuid`, [orderUuid]);
+  await tx.query(CLEAR_TIMER([orderUuid]));
 }
 
 export type { ShippingMethodChoice };

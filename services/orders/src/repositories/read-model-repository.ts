@@ -2,6 +2,7 @@ import type { ChannelState, TeamState } from '../domain/read-models';
 import type { ShippingMethodFacts } from '../domain/model';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { ProductState, ShippingMethodState } from '@pf/platform/events/catalog';
+import { statement } from '@pf/platform/db/statement';
 import type { Sql } from './order-repository';
 
 /** The consumer's transaction (Prisma), for the inbox and the read-model upserts. */
@@ -77,26 +78,34 @@ export async function applyChannelState(db: Db, s: ChannelState, at: Date): Prom
   return n > 0;
 }
 
+const TEAM_ACTIVE = statement('orders.team-active', `SELECT active FROM orders.team WHERE team_code = $1`);
+
 /** The team's activity, or null when its events have not arrived. */
 export async function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
-  const { rows } = await db.query<{ active: boolean }>(`SELECT active FROM orders.team WHERE team_code = $1`, [teamCode]);
+  const { rows } = await db.query<{ active: boolean }>(TEAM_ACTIVE([teamCode]));
   return rows[0]?.active ?? null;
 }
+
+const LIVE_PRODUCTS_BY_SKU = statement(
+  'orders.live-products-by-sku',
+  `SELECT sku, uuid::text AS uuid FROM orders.product WHERE team_code = $1 AND sku = ANY($2::text[]) AND NOT deleted`,
+);
 
 /** The team's live products with one of these SKUs, by SKU. */
 export async function liveProductsBySku(db: Sql, teamCode: string, skus: readonly string[]): Promise<Map<string, string>> {
   if (skus.length === 0) return new Map();
-  const { rows } = await db.query<{ sku: string; uuid: string }>(
-    `SELECT sku, uuid::text AS uuid FROM orders.product WHERE team_code = $1 AND sku = ANY($2::text[]) AND NOT deleted`,
-    [teamCode, [...new Set(skus)]],
-  );
+  const { rows } = await db.query<{ sku: string; uuid: string }>(LIVE_PRODUCTS_BY_SKU([teamCode, [...new Set(skus)]]));
   return new Map(rows.map((r) => [r.sku, r.uuid]));
 }
 
+const SHIPPING_METHODS_OF = statement(
+  'orders.shipping-methods-of',
+  `SELECT team_code, code, name, active, deleted, country_codes, priority FROM orders.shipping_method WHERE team_code = $1`,
+);
+
 export async function shippingMethodsOf(db: Sql, teamCode: string): Promise<ShippingMethodFacts[]> {
   const { rows } = await db.query<{ team_code: string; code: string; name: string; active: boolean; deleted: boolean; country_codes: string[]; priority: number }>(
-    `SELECT team_code, code, name, active, deleted, country_codes, priority FROM orders.shipping_method WHERE team_code = $1`,
-    [teamCode],
+    SHIPPING_METHODS_OF([teamCode]),
   );
   return rows.map((r) => ({ teamCode: r.team_code, code: r.code, name: r.name, active: r.active, deleted: r.deleted, countryCodes: r.country_codes, priority: r.priority }));
 }

@@ -1,5 +1,6 @@
 import type { FulfillableStatus } from '../domain/order-state-machine';
 import type { StockLine } from '../domain/fulfillability';
+import { statement } from '@pf/platform/db/statement';
 import type { Sql } from './order-repository';
 
 /**
@@ -24,29 +25,25 @@ export interface FigureChange {
   stock: number;
 }
 
+const CLAIM_INBOX_EVENTS = statement(
+  'orders.claim-inbox-events',
+  `INSERT INTO orders.inbox_event (consumer, event_id) SELECT $1, unnest($2::uuid[])
+     ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`,
+);
+
 /**
  * Records these events as handled by `consumer` (the inbox, in the caller's transaction) and
  * answers the ids that had not been: only those may be applied.
  */
 export async function claimInboxEvents(tx: Sql, consumer: string, eventIds: readonly string[]): Promise<Set<string>> {
   if (eventIds.length === 0) return new Set();
-  const { rows } = await tx.query<{ event_id: string }>(
-    `INSERT INTO orders.inbox_event (consumer, event_id) SELECT $1, unnest($2::uuid[])
-     ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`,
-    [consumer, eventIds],
-  );
+  const { rows } = await tx.query<{ event_id: string }>(CLAIM_INBOX_EVENTS([consumer, eventIds]));
   return new Set(rows.map((r) => r.event_id));
 }
 
-/**
- * Writes the figures (one per product) where they are newer than what is stored (by changedAt; an
- * equal one is applied: stock sends one product's events in order). Answers the products whose
- * stored figure changed value (or became known), with the value before.
- */
-export async function applyStockFigures(tx: Sql, figures: readonly StockFigureState[]): Promise<FigureChange[]> {
-  if (figures.length === 0) return [];
-  const { rows } = await tx.query<{ product_uuid: string; previous: number | null; stock: number }>(
-    `WITH incoming AS (
+const APPLY_STOCK_FIGURES = statement(
+  'orders.apply-stock-figures',
+  `WITH incoming AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[]) AS f(product_uuid, team_code, stock, changed_at)),
      previous AS (
        SELECT s.product_uuid, s.stock FROM orders.stock_figure s WHERE s.product_uuid IN (SELECT product_uuid FROM incoming)),
@@ -59,10 +56,31 @@ export async function applyStockFigures(tx: Sql, figures: readonly StockFigureSt
      SELECT w.product_uuid::text AS product_uuid, p.stock AS previous, w.stock
        FROM written w LEFT JOIN previous p ON p.product_uuid = w.product_uuid
       WHERE p.stock IS DISTINCT FROM w.stock`,
-    [figures.map((f) => f.productUuid), figures.map((f) => f.teamCode), figures.map((f) => f.stock), figures.map((f) => f.changedAt)],
+);
+
+/**
+ * Writes the figures (one per product) where they are newer than what is stored (by changedAt; an
+ * equal one is applied: stock sends one product's events in order). Answers the products whose
+ * stored figure changed value (or became known), with the value before.
+ */
+export async function applyStockFigures(tx: Sql, figures: readonly StockFigureState[]): Promise<FigureChange[]> {
+  if (figures.length === 0) return [];
+  const { rows } = await tx.query<{ product_uuid: string; previous: number | null; stock: number }>(
+    APPLY_STOCK_FIGURES([figures.map((f) => f.productUuid), figures.map((f) => f.teamCode), figures.map((f) => f.stock), figures.map((f) => f.changedAt)]),
   );
   return rows.map((r) => ({ productUuid: r.product_uuid, previous: r.previous, stock: r.stock }));
 }
+
+const RECORD_STOCK_DEMAND = statement(
+  'orders.record-stock-demand',
+  `WITH gone AS (
+       DELETE FROM orders.stock_demand WHERE order_uuid = $1::uuid AND NOT (product_uuid = ANY($2::uuid[]))),
+     kept AS (
+       INSERT INTO orders.stock_demand (order_uuid, product_uuid, needed)
+       SELECT $1::uuid, d.product_uuid, d.needed FROM unnest($2::uuid[], $3::int[]) AS d(product_uuid, needed)
+       ON CONFLICT (order_uuid, product_uuid) DO UPDATE SET needed = EXCLUDED.needed)
+     SELECT product_uuid::text AS product_uuid, stock FROM orders.stock_figure WHERE product_uuid = ANY($2::uuid[])`,
+);
 
 /**
  * Makes `needs` (product -> quantity) what the order needs while it follows stock (rows of other
@@ -70,23 +88,16 @@ export async function applyStockFigures(tx: Sql, figures: readonly StockFigureSt
  */
 export async function recordStockDemand(tx: Sql, orderUuid: string, needs: ReadonlyMap<string, number>): Promise<Map<string, number>> {
   const products = [...needs.keys()];
-  const { rows } = await tx.query<{ product_uuid: string; stock: number }>(
-    `WITH gone AS (
-       DELETE FROM orders.stock_demand WHERE order_uuid = $1::uuid AND NOT (product_uuid = ANY($2::uuid[]))),
-     kept AS (
-       INSERT INTO orders.stock_demand (order_uuid, product_uuid, needed)
-       SELECT $1::uuid, d.product_uuid, d.needed FROM unnest($2::uuid[], $3::int[]) AS d(product_uuid, needed)
-       ON CONFLICT (order_uuid, product_uuid) DO UPDATE SET needed = EXCLUDED.needed)
-     SELECT product_uuid::text AS product_uuid, stock FROM orders.stock_figure WHERE product_uuid = ANY($2::uuid[])`,
-    [orderUuid, products, products.map((p) => needs.get(p)!)],
-  );
+  const { rows } = await tx.query<{ product_uuid: string; stock: number }>(RECORD_STOCK_DEMAND([orderUuid, products, products.map((p) => needs.get(p)!)]));
   return new Map(rows.map((r) => [r.product_uuid, r.stock]));
 }
+
+const DROP_STOCK_DEMAND = statement('orders.drop-stock-demand', `DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`);
 
 /** The order no longer follows stock (stock taken, finished): it needs nothing any more. */
 export async function dropStockDemand(tx: Sql, orderUuids: readonly string[]): Promise<void> {
   if (orderUuids.length === 0) return;
-  await tx.query(`DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`, [orderUuids]);
+  await tx.query(DROP_STOCK_DEMAND([orderUuids]));
 }
 
 /** Which needs of a product a figure change concerns (`needsAffected`). */
@@ -104,15 +115,9 @@ export interface ConcernedOrder {
   needs: (StockLine & { stock: number | null })[];
 }
 
-/**
- * The orders with a need that these figure changes concern, each with all its needs and their
- * figures, in uuid order. One statement for a whole run; the index on (product, needed) reads
- * only the needs concerned.
- */
-export async function ordersConcernedBy(db: Sql, concerned: readonly ConcernedNeeds[]): Promise<ConcernedOrder[]> {
-  if (concerned.length === 0) return [];
-  const { rows } = await db.query<{ uuid: string; fulfillable_status: FulfillableStatus; needs: { productUuid: string; quantity: number; stock: number | null }[] }>(
-    `WITH concerned AS (
+const ORDERS_CONCERNED_BY = statement(
+  'orders.orders-concerned-by',
+  `WITH concerned AS (
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[]) AS c(product_uuid, above, at_most)),
      affected AS (
        SELECT DISTINCT d.order_uuid FROM concerned c
@@ -123,7 +128,17 @@ export async function ordersConcernedBy(db: Sql, concerned: readonly ConcernedNe
               WHERE d.order_uuid = o.uuid) AS needs
        FROM affected a JOIN orders.orders o ON o.uuid = a.order_uuid
       ORDER BY o.uuid`,
-    [concerned.map((c) => c.productUuid), concerned.map((c) => c.above), concerned.map((c) => c.atMost)],
+);
+
+/**
+ * The orders with a need that these figure changes concern, each with all its needs and their
+ * figures, in uuid order. One statement for a whole run; the index on (product, needed) reads
+ * only the needs concerned.
+ */
+export async function ordersConcernedBy(db: Sql, concerned: readonly ConcernedNeeds[]): Promise<ConcernedOrder[]> {
+  if (concerned.length === 0) return [];
+  const { rows } = await db.query<{ uuid: string; fulfillable_status: FulfillableStatus; needs: { productUuid: string; quantity: number; stock: number | null }[] }>(
+    ORDERS_CONCERNED_BY([concerned.map((c) => c.productUuid), concerned.map((c) => c.above), concerned.map((c) => c.atMost)]),
   );
   return rows.map((r) => ({ uuid: r.uuid, fulfillableStatus: r.fulfillable_status, needs: r.needs ?? [] }));
 }
