@@ -15,3 +15,23 @@ export function statement(name: string, text: string): (values: unknown[]) => Qu
   texts.set(name, text);
   return (values) => ({ name, text, values });
 }
+
+/** Texts named by `prepared`, per prefix; bounded so that a text built per call cannot grow it without end. */
+const preparedNames = new Map<string, string>();
+const MAX_PREPARED = 1000;
+
+/**
+ * The query of a text fixed in code, named (and so prepared once per connection) by its order of
+ * first use: for repositories whose every statement is a constant. A text built per call (a
+ * VALUES list of varying length) would add a name per shape; past MAX_PREPARED texts they run
+ * unnamed, as pg's default.
+ */
+export function prepared(prefix: string, text: string, values: unknown[]): QueryConfig<unknown[]> {
+  const key = `${prefix}\u0000${text}`;
+  let name = preparedNames.get(key);
+  if (name === undefined && preparedNames.size < MAX_PREPARED) {
+    name = `${prefix}.${preparedNames.size + 1}`;
+    preparedNames.set(key, name);
+  }
+  return name === undefined ? { text, values } : { name, text, values };
+}

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { prepared } from '@pf/platform/db/statement';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
 /**
@@ -7,17 +8,21 @@ import type { Prisma, PrismaClient } from '../generated/prisma/client';
  */
 export interface Sql {
   query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow>(config: pg.QueryConfig<unknown[]>): Promise<pg.QueryResult<R>>;
 }
 
 /** What the Prisma repositories take (reads and changes outside the write transactions). */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
-/** The rows of one statement. */
+/**
+ * The rows of one statement. Every statement of these repositories is a text fixed in code, so
+ * each is prepared once per connection (Postgres skips parsing and planning it again).
+ */
 export async function rowsOf<R extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<R[]> {
-  return (await sql.query<R>(text, values)).rows;
+  return (await sql.query<R>(prepared('stock', text, values))).rows;
 }
 
-/** The number of rows one statement changed. */
+/** The number of rows one statement changed (prepared, as rowsOf). */
 export async function changed(sql: Sql, text: string, values: unknown[] = []): Promise<number> {
-  return (await sql.query(text, values)).rowCount ?? 0;
+  return (await sql.query(prepared('stock', text, values))).rowCount ?? 0;
 }

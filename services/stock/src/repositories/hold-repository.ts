@@ -57,7 +57,7 @@ function toHold(r: HoldRow, podCountryCode: string): StockHold {
  * with a transaction-scoped advisory lock on the order uuid. Taken before any row lock, always.
  */
 export async function lockOrder(sql: Sql, orderUuid: string): Promise<void> {
-  await sql.query(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, [orderUuid.toLowerCase()]);
+  await changed(sql, `SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, [orderUuid.toLowerCase()]);
 }
 
 /** The order's holds (all statuses unless `status` is given), by line number then location. */
@@ -78,7 +78,8 @@ export async function insertPlacedHolds(
   at: Date,
 ): Promise<void> {
   if (holds.length === 0) return;
-  await sql.query(
+  await changed(
+    sql,
     `INSERT INTO stock.stock_hold (team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity, status, placed_at)
      SELECT d.team_code, d.order_uuid, d.line_number, d.product_uuid, d.warehouse_id, d.quantity, 'placed', $7::timestamptz
        FROM unnest($1::text[], $2::uuid[], $3::int[], $4::uuid[], $5::uuid[], $6::int[])

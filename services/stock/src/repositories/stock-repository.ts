@@ -50,7 +50,8 @@ export async function findLevel(sql: Sql, productUuid: string, warehouseId: stri
 
 /** Sets the on-hand stock of a (product, warehouse), creating the row on first use. */
 export async function saveOnHand(sql: Sql, level: { productUuid: string; warehouseId: string; teamCode: string; onHand: number }): Promise<void> {
-  await sql.query(
+  await changed(
+    sql,
     `INSERT INTO stock.stock_level (product_uuid, warehouse_id, team_code, on_hand)
      VALUES ($1::uuid, $2::uuid, $3, $4)
      ON CONFLICT (product_uuid, warehouse_id) DO UPDATE SET on_hand = EXCLUDED.on_hand, updated_at = now()`,
@@ -62,7 +63,8 @@ export async function insertAdjustment(
   sql: Sql,
   a: Omit<StockAdjustment, 'id' | 'warehouse'> & { teamCode: string; warehouseId: string },
 ): Promise<void> {
-  await sql.query(
+  await changed(
+    sql,
     `INSERT INTO stock.stock_adjustment (team_code, product_uuid, warehouse_id, kind, delta, on_hand_after, reason, actor, at)
      VALUES ($1, $2::uuid, $3::uuid, $4, $5, $6, $7, $8, $9)`,
     [a.teamCode, a.productUuid, a.warehouseId, a.kind, a.delta, a.onHandAfter, a.reason, a.actor, a.at],
