@@ -25,6 +25,32 @@ export async function appendToOutbox(tx: RawSql, schema: string, events: Outgoin
   );
 }
 
+/**
+ * The outbox insert of a statement that writes a change and its events in one round trip: a
+ * data-modifying WITH entry taking the events as four array parameters from `$first` (see
+ * outboxValues), in the events' order. The statement also calls `pg_notify(outboxChannel(schema), '')`
+ * when there are events, as appendToOutbox does. Its text depends only on schema and `first`, so it
+ * can be part of a prepared statement.
+ */
+export function outboxInsertSql(schema: string, first: number): string {
+  const s = quoteSchema(schema);
+  return `INSERT INTO ${s}.outbox_event (id, topic, event_key, envelope)
+     SELECT e.id, e.topic, e.event_key, e.envelope
+       FROM unnest($${first}::uuid[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::jsonb[])
+            WITH ORDINALITY AS e(id, topic, event_key, envelope, n)
+      ORDER BY e.n`;
+}
+
+/** The four array parameters of outboxInsertSql. */
+export function outboxValues(events: readonly OutgoingEvent[]): unknown[] {
+  return [
+    events.map((e) => e.event.id),
+    events.map((e) => e.topic),
+    events.map((e) => e.event.aggregateId),
+    events.map((e) => JSON.stringify(e.event)),
+  ];
+}
+
 /** Pairs an envelope with its definition's topic. */
 export function outgoing<P>(definition: EventDefinition<string, P>, event: EventEnvelope<P>): OutgoingEvent {
   return { topic: definition.topic, event: event as EventEnvelope };
