@@ -1,5 +1,8 @@
 import type { HoldStatus, StockHold } from '../domain/model';
 import { printOnDemandLocation, warehouseLocation } from '../domain/model';
+import type { OutgoingEvent } from '@pf/platform/bus/bus';
+import { outboxChannel } from '@pf/platform/outbox/sql';
+import { outboxInsertSql, outboxValues } from '@pf/platform/outbox/outbox';
 import { changed, rowsOf, type Sql } from './db';
 
 interface HoldRow {
@@ -71,29 +74,60 @@ export async function holdsOfOrder(sql: Sql, orderUuid: string, podCountryCode: 
   return rows.map((r) => toHold(r, podCountryCode));
 }
 
-/** Places holds (one statement, in the given order); `warehouseId` null: print on demand. */
-export async function insertPlacedHolds(
-  sql: Sql,
-  holds: readonly { teamCode: string; orderUuid: string; lineNumber: number; productUuid: string; warehouseId: string | null; quantity: number }[],
-  at: Date,
-): Promise<void> {
-  if (holds.length === 0) return;
-  await changed(
-    sql,
-    `INSERT INTO stock.stock_hold (team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity, status, placed_at)
-     SELECT d.team_code, d.order_uuid, d.line_number, d.product_uuid, d.warehouse_id, d.quantity, 'placed', $7::timestamptz
-       FROM unnest($1::text[], $2::uuid[], $3::int[], $4::uuid[], $5::uuid[], $6::int[])
-            AS d(team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity)`,
-    [
-      holds.map((h) => h.teamCode),
-      holds.map((h) => h.orderUuid),
-      holds.map((h) => h.lineNumber),
-      holds.map((h) => h.productUuid),
-      holds.map((h) => h.warehouseId),
-      holds.map((h) => h.quantity),
-      at,
-    ],
-  );
+/** What holding stock for an order writes: holds released and placed, `held` moved per (product, warehouse). */
+export interface HoldChange {
+  /** Placed holds of the locked order to release. */
+  releasedIds: readonly string[];
+  placed: readonly { teamCode: string; orderUuid: string; lineNumber: number; productUuid: string; warehouseId: string | null; quantity: number }[];
+  /** Non-zero moves of `held` on existing stock rows. */
+  heldDeltas: readonly { productUuid: string; warehouseId: string; held: number }[];
+  at: Date;
+}
+
+const WRITE_HOLD_CHANGE = `
+  WITH released AS (
+         UPDATE stock.stock_hold SET status = 'released', released_at = $1
+          WHERE id = ANY($2::bigint[]) AND status = 'placed' RETURNING 1),
+       levels AS (
+         UPDATE stock.stock_level s SET held = s.held + d.held, updated_at = now()
+           FROM unnest($3::uuid[], $4::uuid[], $5::int[]) AS d(product_uuid, warehouse_id, held)
+          WHERE s.product_uuid = d.product_uuid AND s.warehouse_id = d.warehouse_id RETURNING 1),
+       placed AS (
+         INSERT INTO stock.stock_hold (team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity, status, placed_at)
+         SELECT d.team_code, d.order_uuid, d.line_number, d.product_uuid, d.warehouse_id, d.quantity, 'placed', $1
+           FROM unnest($6::text[], $7::uuid[], $8::int[], $9::uuid[], $10::uuid[], $11::int[])
+                AS d(team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity)
+         RETURNING 1),
+       appended AS (${outboxInsertSql('stock', 12)} RETURNING 1)
+  SELECT (SELECT count(*) FROM released)::int AS released, (SELECT count(*) FROM levels)::int AS levels,
+         (SELECT count(*) FROM placed)::int AS placed,
+         (SELECT pg_notify($16, '') WHERE cardinality($12::uuid[]) > 0) AS notified`;
+
+/**
+ * Writes a hold change and its events in ONE statement: the rows of the products it changes are
+ * locked from the read of their levels to the commit, so every round trip saved there is saved
+ * for every order waiting on those products. Counts are checked as the single-purpose writes do.
+ */
+export async function writeHoldChange(sql: Sql, change: HoldChange, events: readonly OutgoingEvent[]): Promise<void> {
+  const { placed, heldDeltas } = change;
+  const [row] = await rowsOf<{ released: number; levels: number; placed: number }>(sql, WRITE_HOLD_CHANGE, [
+    change.at,
+    [...change.releasedIds],
+    heldDeltas.map((d) => d.productUuid),
+    heldDeltas.map((d) => d.warehouseId),
+    heldDeltas.map((d) => d.held),
+    placed.map((h) => h.teamCode),
+    placed.map((h) => h.orderUuid),
+    placed.map((h) => h.lineNumber),
+    placed.map((h) => h.productUuid),
+    placed.map((h) => h.warehouseId),
+    placed.map((h) => h.quantity),
+    ...outboxValues(events),
+    outboxChannel('stock'),
+  ]);
+  if (row!.released !== change.releasedIds.length) throw new Error(`writeHoldChange: ${row!.released} of ${change.releasedIds.length} holds were placed`);
+  if (row!.levels !== heldDeltas.length) throw new Error(`writeHoldChange: ${row!.levels} of ${heldDeltas.length} stock rows updated`);
+  if (row!.placed !== placed.length) throw new Error(`writeHoldChange: ${row!.placed} of ${placed.length} holds placed`);
 }
 
 /** Moves placed holds to released; the ids must be placed holds of a locked order. */

@@ -19,7 +19,7 @@ import {
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
 import { holdLinesViolations, uuidViolations, type HoldLineInput } from '../domain/validation';
-import { holdsOfOrder, insertPlacedHolds, lockOrder, moveHolds, reinstateReleasedHolds, releasePlacedHolds } from '../repositories/hold-repository';
+import { holdsOfOrder, lockOrder, moveHolds, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
 import { lockProducts } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsOf } from '../repositories/stock-repository';
 import { actorOf, changeWithEvents, nowOf, stockLevelEvents, type StockDeps, type Tx } from './deps';
@@ -133,15 +133,14 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     for (const h of released) addDelta(h.productUuid, h.warehouseId, -h.quantity);
     for (const h of placed) addDelta(h.productUuid, h.warehouseId, h.quantity);
     const at = nowOf(deps);
-    await releasePlacedHolds(
-      tx,
-      released.map((h) => h.id),
-      at,
-    );
-    const changedRows = [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse);
-    await applyHoldDeltas(tx, changedRows);
-    await insertPlacedHolds(tx, placed, at);
     const after = snapshots(products, levels, deltas);
+    const events = stockLevelEvents(before, after, at);
+    // The change and its events in one statement (the products stay locked until the commit).
+    await writeHoldChange(
+      tx,
+      { releasedIds: released.map((h) => h.id), placed, heldDeltas: [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse), at },
+      events,
+    );
 
     const warehouses = new Map(levels.map((l) => [l.warehouse.id, l.warehouse]));
     const location = (warehouseId: string | null) =>
@@ -158,7 +157,8 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
           allocations: l.parts.map((p) => ({ location: location(p.warehouseId), quantity: p.quantity })),
         })),
       },
-      events: stockLevelEvents(before, after, at),
+      // Written with the change above.
+      events: [],
     };
   });
 }
