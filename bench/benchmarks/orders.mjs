@@ -17,9 +17,10 @@
 //
 // Next to it: pgbench on the same database at 16 clients, each transaction the direct SQL insert
 // of such an order and its 10 lines into the orders service's tables. Then the edge again at half
-// the maximum rate it reached (a fixed arrival rate), for the latency an integration sees when the
+// the maximum rate it reached (a fixed arrival rate, orders evenly spaced), for the latency an integration sees when the
 // system is not saturated.
 import { execFile } from 'node:child_process';
+import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -156,10 +157,10 @@ export async function run(ctx) {
     );
   }
   const halfRate = max.orders.ordersPerSecond / 2;
-  ctx.log(`edge at half that rate: ${num(halfRate, 1)} orders/s (${num(halfRate * 2, 1)} requests/s) over ${plan.connections} connections`);
+  ctx.log(`edge at half that rate: ${num(halfRate, 1)} orders/s evenly spaced (${num(halfRate * 2, 1)} requests/s), at most ${plan.connections} in flight`);
   await sleep(1000);
-  const half = await load({ ...job, overallRate: Math.max(2, Math.round(halfRate * 2)) });
-  ctx.log(`  ${num(half.orders.ordersPerSecond)} orders/s, create p99 ${ms(half.orders.create.p99)}, confirm p99 ${ms(half.orders.confirm.p99)}${failures(half)}`);
+  const half = await load({ ...job, orderRate: Math.max(1, halfRate) });
+  ctx.log(`  ${num(half.orders.ordersPerSecond)} orders/s, create p99 ${ms(half.orders.create.p99)}, confirm p99 ${ms(half.orders.confirm.p99)}, ${half.orders.late} started late${failures(half)}`);
 
   const figures = {
     edgeOrdersPerSecond: max.orders.ordersPerSecond,
@@ -413,9 +414,11 @@ function runLoadWorker() {
   process.once('message', async (job) => {
     try {
       const autocannon = (await import('autocannon')).default;
-      if (job.warmupSeconds > 0) await runOrders(autocannon, job, job.warmupSeconds, false);
+      // A fixed order rate is paced here, evenly; without one, autocannon runs the connections flat out.
+      const run = job.orderRate ? (seconds, record) => runPacedOrders(job, seconds, record) : (seconds, record) => runOrders(autocannon, job, seconds, record);
+      if (job.warmupSeconds > 0) await run(job.warmupSeconds, false);
       process.send({ kind: 'measuring' });
-      const r = await runOrders(autocannon, job, job.durationSeconds, true);
+      const r = await run(job.durationSeconds, true);
       const seconds = r.result.duration;
       process.send({
         kind: 'result',
@@ -430,6 +433,8 @@ function runLoadWorker() {
           requestsPerSecond: (r.create.length + r.confirm.length) / seconds,
           latencyMs: summarizeLatencies(Float64Array.from([...r.create, ...r.confirm])),
           orders: {
+            // Paced windows: orders whose slot found every connection busy (they started late).
+            late: r.result.late ?? 0,
             orders: r.order.length,
             ordersPerSecond: r.order.length / seconds,
             create: summarizeLatencies(Float64Array.from(r.create)),
@@ -444,6 +449,77 @@ function runLoadWorker() {
       process.disconnect();
     }
   });
+}
+
+/**
+ * Orders arriving at a fixed rate, evenly spaced (one every 1/orderRate s), each a create then its
+ * confirm, with at most `connections` in flight over as many keep-alive connections; an order whose
+ * slot comes while all are busy starts when one frees (counted as `late`). autocannon's own
+ * `overallRate` is not used for this: it sends each second's quota back to back and then idles,
+ * so a "half rate" window would really be a burst of every connection once a second.
+ * Latencies from each request's sending, as runOrders measures them.
+ */
+async function runPacedOrders(job, seconds, record) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections });
+  const origin = new URL(job.url);
+  const headers = { authorization: `Bearer ${job.token}`, 'content-type': 'application/json', accept: 'application/json' };
+  const create = [];
+  const confirm = [];
+  const order = [];
+  const statusCounts = {};
+  let requests = 0;
+  let non2xx = 0;
+  let errors = 0;
+  let late = 0;
+  let seq = 0;
+  const send = (method, pathname, body) =>
+    new Promise((resolve) => {
+      const started = performance.now();
+      requests++;
+      const req = http.request(new URL(pathname, origin), { method, headers, agent, timeout: 10_000 }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => {
+          statusCounts[res.statusCode] = (statusCounts[res.statusCode] ?? 0) + 1;
+          if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
+          resolve({ status: res.statusCode, text, ms: performance.now() - started });
+        });
+      });
+      req.on('timeout', () => req.destroy(new Error('timeout')));
+      req.on('error', () => {
+        errors++;
+        resolve({ status: 0, text: '', ms: performance.now() - started });
+      });
+      req.end(body);
+    });
+  const placeOne = async () => {
+    const created = await send('POST', origin.pathname, orderBody(`${job.orderNumberPrefix}-${process.pid}-${record ? 'pm' : 'pw'}-${++seq}`, job.skus));
+    if (created.status !== 201) return;
+    if (record) create.push(created.ms);
+    const { uuid } = JSON.parse(created.text);
+    const confirmed = await send('PUT', `${job.basePath}/orders/${uuid}/confirm`, '{"shippingMethodCode":"std"}');
+    if (confirmed.status !== 202 || !record) return;
+    confirm.push(confirmed.ms);
+    order.push(created.ms + confirmed.ms);
+  };
+  const interval = 1000 / job.orderRate;
+  const t0 = performance.now();
+  const inFlight = new Set();
+  for (let i = 0; i * interval < seconds * 1000; i++) {
+    const wait = t0 + i * interval - performance.now();
+    if (wait >= 1) await sleep(wait);
+    if (inFlight.size >= job.connections) {
+      late++;
+      await Promise.race(inFlight);
+    }
+    const p = placeOne().finally(() => inFlight.delete(p));
+    inFlight.add(p);
+  }
+  await Promise.all(inFlight);
+  agent.destroy();
+  const duration = (performance.now() - t0) / 1000;
+  return { result: { duration, requests: { total: requests }, non2xx, errors, timeouts: 0, late }, create, confirm, order, statusCounts };
 }
 
 /**
