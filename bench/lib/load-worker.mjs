@@ -24,7 +24,9 @@ function runOnce(job, seconds, record) {
         pipelining: 1,
         duration: seconds,
         timeout: job.timeoutSeconds ?? 10,
-        // A fixed pace (requests per second over all connections) instead of back to back.
+        // A cap on requests per second over all connections. autocannon spends each second's quota
+        // back to back and then idles: a burst a second, not an even pace (see orders.mjs's
+        // runPacedOrders and edge.mjs's evenlyPaced for evenly spaced arrivals).
         ...(job.overallRate ? { overallRate: job.overallRate } : {}),
       },
       (err, result) => (err ? reject(err) : resolve({ result, samples: samples.subarray(0, count), statusCounts })),
