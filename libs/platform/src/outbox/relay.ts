@@ -25,6 +25,8 @@ export interface OutboxRelayOptions {
  */
 export class OutboxRelay {
   private readonly schema: string;
+  /** The publisher lock's key; only [a-z0-9_:-] (quoteSchema checked the schema name). */
+  private readonly lockKey: string;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly retentionHours: number;
@@ -40,6 +42,7 @@ export class OutboxRelay {
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.schema = quoteSchema(opts.schema);
+    this.lockKey = `pf-outbox:${opts.schema}`;
     this.batchSize = opts.batchSize ?? 200;
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
     this.retentionHours = opts.retentionHours ?? 24 * 7;
@@ -72,10 +75,12 @@ export class OutboxRelay {
     };
     client.on('error', onError);
     try {
-      await client.query('BEGIN');
-      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [
-        `pf-outbox:${this.opts.schema}`,
-      ]);
+      // BEGIN and the publisher lock in one round trip (a simple-protocol query of two statements;
+      // the key is built from the schema name, which quoteSchema allowed: [a-z0-9_] only).
+      const [, lock] = (await client.query(`BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('${this.lockKey}')) AS ok`)) as unknown as [
+        pg.QueryResult,
+        pg.QueryResult<{ ok: boolean }>,
+      ];
       if (!lock.rows[0]?.ok) {
         await client.query('ROLLBACK');
         return 0;
@@ -90,10 +95,10 @@ export class OutboxRelay {
         return 0;
       }
       await this.opts.bus.publish(rows.map((r) => ({ topic: r.topic, event: r.envelope })));
-      await client.query(`UPDATE ${this.schema}.outbox_event SET published_at = now() WHERE seq = ANY($1::bigint[])`, [
-        rows.map((r) => r.seq),
-      ]);
-      await client.query('COMMIT');
+      // Marked and committed in one round trip: the seqs are the bigint column's own digits.
+      const seqs = rows.map((r) => String(r.seq));
+      if (!seqs.every((seq) => /^\d+$/.test(seq))) throw new Error(`outbox relay: unexpected seq in ${seqs.join(',')}`);
+      await client.query(`UPDATE ${this.schema}.outbox_event SET published_at = now() WHERE seq = ANY('{${seqs.join(',')}}'::bigint[]); COMMIT`);
       return rows.length;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
