@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
+import { inPgTransaction } from '@pf/platform/db/transaction';
 import { appendToOutbox } from '@pf/platform/outbox/outbox';
 import { pgSql } from '@pf/platform/outbox/sql';
 import { Problem } from '@pf/platform/problems';
@@ -56,16 +57,14 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
     const unit: Unit = { events: [], onRollback: (c) => compensations.push(c) };
-    const client = await deps.pool.connect();
-    let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
-      const result = await work(client, unit);
-      await appendToOutbox(pgSql(client), ORDERS_SCHEMA, unit.events);
-      await client.query('COMMIT');
-      return result;
+      return await inPgTransaction(deps.pool, async (client) => {
+        const result = await work(client, unit);
+        await appendToOutbox(pgSql(client), ORDERS_SCHEMA, unit.events);
+        return result;
+      });
     } catch (err) {
-      await client.query('ROLLBACK').catch((e: Error) => (broken = e));
+      // Rolled back: the steps taken in other services are undone too.
       for (const compensate of compensations.reverse()) {
         try {
           await compensate();
@@ -78,8 +77,6 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>
         continue;
       }
       throw err;
-    } finally {
-      client.release(broken);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { StockLevelChanged } from '@pf/platform/events/stock';
 import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
+import { inPgTransaction } from '@pf/platform/db/transaction';
 import { appendToOutbox, newEvent } from '@pf/platform/outbox/outbox';
 import { pgSql } from '@pf/platform/outbox/sql';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -79,22 +80,12 @@ export async function changeWithEvents<R>(
 
 /** One transaction on one pooled connection: committed when `work` returns in time, else rolled back. */
 async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx) => Promise<R>): Promise<R> {
-  const client = await pool.connect();
   const started = Date.now();
-  // A connection whose ROLLBACK failed is in an unknown state: the pool must close it, not reuse it.
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  return inPgTransaction(pool, async (client) => {
     const result = await work(client);
     if (Date.now() - started > timeoutMs) throw new Error(`stock transaction ran longer than ${timeoutMs} ms: rolled back`);
-    await client.query('COMMIT');
     return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+  });
 }
 
 /** Postgres 40001 (serialization failure) or 40P01 (deadlock), as pg reports it. */

@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import { inPgTransaction } from '@pf/platform/db/transaction';
 import type { RawSql } from '@pf/platform/outbox/sql';
 import { PrismaClient } from '../generated/prisma/client';
 
@@ -31,23 +32,12 @@ export type Queryable = Pick<Tx, 'query'>;
 
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<R>(pool: pg.Pool, work: (tx: Tx) => Promise<R>): Promise<R> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const tx: Tx = {
+  return inPgTransaction(pool, (client) =>
+    work({
       query: (text, values) => client.query(text as string, values as unknown[]),
       async $executeRawUnsafe(text, ...values) {
         return (await client.query(text, values)).rowCount ?? 0;
       },
-    };
-    const result = await work(tx);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((e: Error) => (broken = e));
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+    }),
+  );
 }
