@@ -84,7 +84,7 @@ const ORDER_SELECT = `
                      FROM orders.fulfilment f WHERE f.order_uuid = o.uuid), '[]'::json) AS fulfilments
     FROM orders.orders o`;
 
-const LOAD_ORDERS = statement('orders.load-orders', `${ORDER_SELECT} WHERE o.uuid = ANY($1::uuid[])`);
+const LOAD_ORDERS = statement('orders', `${ORDER_SELECT} WHERE o.uuid = ANY($1::uuid[])`);
 
 function toOrder(r: OrderRow): Order {
   const hasShipping = [
@@ -172,8 +172,8 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-const LOCK_ORDER = statement('orders.lock-order', `SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE`);
-const LOCK_ORDER_NOWAIT = statement('orders.lock-order-nowait', `SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE NOWAIT`);
+const LOCK_ORDER = statement('orders', `SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE`);
+const LOCK_ORDER_NOWAIT = statement('orders', `SELECT 1 FROM orders.orders WHERE uuid = $1::uuid FOR UPDATE NOWAIT`);
 
 /**
  * Locks the order row for the rest of the transaction and loads the order. `nowait`: a row
@@ -200,7 +200,7 @@ export async function lockAndLoadOrder(tx: pg.PoolClient, uuid: string, opts: { 
 }
 
 const LOCK_ORDER_OF_FULFILMENT = statement(
-  'orders.lock-order-of-fulfilment',
+  'orders',
   `SELECT o.uuid::text AS uuid FROM orders.orders o JOIN orders.fulfilment f ON f.order_uuid = o.uuid
     WHERE f.uuid = $1::uuid FOR UPDATE OF o`,
 );
@@ -212,7 +212,7 @@ export async function lockOrderOfFulfilment(tx: pg.PoolClient, fulfilmentUuid: s
   return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
 }
 
-const LOCK_ORDER_NUMBER = statement('orders.lock-order-number', `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`);
+const LOCK_ORDER_NUMBER = statement('orders', `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`);
 
 /**
  * Serialises every create and replay of one order number on one channel (rule O2): concurrent
@@ -223,7 +223,7 @@ export async function lockOrderNumber(tx: pg.PoolClient, channelId: string, orde
 }
 
 const LOCK_API_ORDER_BY_NUMBER = statement(
-  'orders.lock-api-order-by-number',
+  'orders',
   `SELECT uuid::text AS uuid FROM orders.orders WHERE channel_id = $1 AND order_number = $2 AND origin = 'api' FOR UPDATE`,
 );
 
@@ -234,7 +234,7 @@ export async function lockApiOrderByNumber(tx: pg.PoolClient, channelId: string,
 }
 
 const PRINT_TRAIL_NUMBER_TAKEN = statement(
-  'orders.print-trail-number-taken',
+  'orders',
   `SELECT 1 FROM orders.orders WHERE team_code = $1 AND print_trail_order_number = $2 AND ($3::uuid IS NULL OR uuid <> $3::uuid)`,
 );
 
@@ -311,7 +311,7 @@ export async function insertOrder(tx: Sql, o: Order, created: StatusChange): Pro
 /** The order columns insertOrder writes, in its order: 14 before the shipping columns, 3 after. */
 const ORDER_COLUMNS = 14 + SHIP_COLUMNS.length + 3;
 const INSERT_ORDER = statement(
-  'orders.insert-order',
+  'orders',
   `WITH o AS (
      INSERT INTO orders.orders (uuid, team_code, channel_id, origin, order_number, print_trail_order_number, status,
        fulfillable_status, fulfillable_from, scheduled_at, confirmed_at, stock_held, shipping_method_code,
@@ -350,7 +350,7 @@ export async function updateOrder(tx: Sql, o: Order): Promise<void> {
 }
 
 const UPDATE_ORDER = statement(
-  'orders.update-order',
+  'orders',
   `UPDATE orders.orders SET print_trail_order_number = $2, status = $3, fulfillable_status = $4, fulfillable_from = $5,
           scheduled_at = $6, confirmed_at = $7, stock_held = $8, shipping_method_code = $9, shipping_method_name = $10,
           ${SHIP_COLUMNS.map((c, i) => `${c} = $${11 + i}`).join(', ')}, updated_at = $${11 + SHIP_COLUMNS.length}, version = version + 1
@@ -364,9 +364,9 @@ export async function replaceLines(tx: Sql, orderUuid: string, lines: readonly O
   await tx.query(INSERT_LINES([orderUuid, ...lineArrays(lines)]));
 }
 
-const DELETE_LINES = statement('orders.delete-lines', `DELETE FROM orders.order_line WHERE order_uuid = $1::uuid`);
+const DELETE_LINES = statement('orders', `DELETE FROM orders.order_line WHERE order_uuid = $1::uuid`);
 const INSERT_LINES = statement(
-  'orders.insert-lines',
+  'orders',
   `INSERT INTO orders.order_line (order_uuid, line_number, sku, quantity, product_uuid)
    SELECT $1::uuid, l.line_number, l.sku, l.quantity, l.product_uuid
      FROM unnest($2::int[], $3::text[], $4::int[], $5::uuid[]) AS l(line_number, sku, quantity, product_uuid)`,
@@ -394,7 +394,7 @@ export async function insertFulfilments(tx: Sql, orderUuid: string, fulfilments:
 }
 
 const INSERT_FULFILMENTS = statement(
-  'orders.insert-fulfilments',
+  'orders',
   `WITH f AS (
      INSERT INTO orders.fulfilment (uuid, order_uuid, status, supplier_location_code, supplier_country_code, shipping_method_code,
                                     shipping_method_name, created_at, updated_at)
@@ -407,7 +407,7 @@ const INSERT_FULFILMENTS = statement(
      JOIN f ON f.uuid = l.fulfilment_uuid`,
 );
 
-const DELETE_FULFILMENTS = statement('orders.delete-fulfilments', `DELETE FROM orders.fulfilment WHERE order_uuid = $1::uuid`);
+const DELETE_FULFILMENTS = statement('orders', `DELETE FROM orders.fulfilment WHERE order_uuid = $1::uuid`);
 
 /** Drops every fulfilment of the order (with lines and tracking). */
 export async function deleteFulfilments(tx: Sql, orderUuid: string): Promise<void> {
@@ -415,7 +415,7 @@ export async function deleteFulfilments(tx: Sql, orderUuid: string): Promise<voi
 }
 
 const SET_FULFILMENT_STATUSES = statement(
-  'orders.set-fulfilment-statuses',
+  'orders',
   `UPDATE orders.fulfilment f SET status = c.status, updated_at = $3
      FROM unnest($1::uuid[], $2::text[]) AS c(uuid, status) WHERE f.uuid = c.uuid`,
 );
@@ -448,7 +448,7 @@ export async function insertTracking(
 }
 
 const INSERT_STATUS_CHANGE = statement(
-  'orders.insert-status-change',
+  'orders',
   `INSERT INTO orders.order_status_change (order_uuid, from_status, to_status, at, actor, trigger, reason)
    VALUES ($1::uuid, $2, $3, $4, $5, $6, $7)`,
 );
@@ -458,7 +458,7 @@ export async function insertStatusChange(tx: Sql, orderUuid: string, change: Sta
 }
 
 const SET_TIMER = statement(
-  'orders.set-timer',
+  'orders',
   `INSERT INTO orders.order_timer (order_uuid, kind, due_at) VALUES ($1::uuid, $2, $3)
    ON CONFLICT (order_uuid) DO UPDATE SET kind = EXCLUDED.kind, due_at = EXCLUDED.due_at, claimed_by = NULL,
                                           claimed_until = NULL, attempts = 0, last_error = NULL`,
@@ -469,7 +469,7 @@ export async function setTimer(tx: Sql, orderUuid: string, kind: 'countdown' | '
   await tx.query(SET_TIMER([orderUuid, kind, dueAt]));
 }
 
-const CLEAR_TIMER = statement('orders.clear-timer', `DELETE FROM orders.order_timer WHERE order_uuid = $1::uuid`);
+const CLEAR_TIMER = statement('orders', `DELETE FROM orders.order_timer WHERE order_uuid = $1::uuid`);
 
 export async function clearTimer(tx: Sql, orderUuid: string): Promise<void> {
   await tx.query(CLEAR_TIMER([orderUuid]));

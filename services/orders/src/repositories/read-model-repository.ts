@@ -78,7 +78,7 @@ export async function applyChannelState(db: Db, s: ChannelState, at: Date): Prom
   return n > 0;
 }
 
-const TEAM_ACTIVE = statement('orders.team-active', `SELECT active FROM orders.team WHERE team_code = $1`);
+const TEAM_ACTIVE = statement('orders', `SELECT active FROM orders.team WHERE team_code = $1`);
 
 /** The team's activity, or null when its events have not arrived. */
 export async function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
@@ -87,7 +87,7 @@ export async function teamActive(db: Sql, teamCode: string): Promise<boolean | n
 }
 
 const LIVE_PRODUCTS_BY_SKU = statement(
-  'orders.live-products-by-sku',
+  'orders',
   `SELECT sku, uuid::text AS uuid FROM orders.product WHERE team_code = $1 AND sku = ANY($2::text[]) AND NOT deleted`,
 );
 
@@ -99,7 +99,7 @@ export async function liveProductsBySku(db: Sql, teamCode: string, skus: readonl
 }
 
 const SHIPPING_METHODS_OF = statement(
-  'orders.shipping-methods-of',
+  'orders',
   `SELECT team_code, code, name, active, deleted, country_codes, priority FROM orders.shipping_method WHERE team_code = $1`,
 );
 

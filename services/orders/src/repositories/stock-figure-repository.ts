@@ -26,7 +26,7 @@ export interface FigureChange {
 }
 
 const CLAIM_INBOX_EVENTS = statement(
-  'orders.claim-inbox-events',
+  'orders',
   `INSERT INTO orders.inbox_event (consumer, event_id) SELECT $1, unnest($2::uuid[])
      ON CONFLICT DO NOTHING RETURNING event_id::text AS event_id`,
 );
@@ -42,7 +42,7 @@ export async function claimInboxEvents(tx: Sql, consumer: string, eventIds: read
 }
 
 const APPLY_STOCK_FIGURES = statement(
-  'orders.apply-stock-figures',
+  'orders',
   `WITH incoming AS (
        SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::timestamptz[]) AS f(product_uuid, team_code, stock, changed_at)),
      previous AS (
@@ -72,7 +72,7 @@ export async function applyStockFigures(tx: Sql, figures: readonly StockFigureSt
 }
 
 const RECORD_STOCK_DEMAND = statement(
-  'orders.record-stock-demand',
+  'orders',
   `WITH gone AS (
        DELETE FROM orders.stock_demand WHERE order_uuid = $1::uuid AND NOT (product_uuid = ANY($2::uuid[]))),
      kept AS (
@@ -92,7 +92,7 @@ export async function recordStockDemand(tx: Sql, orderUuid: string, needs: Reado
   return new Map(rows.map((r) => [r.product_uuid, r.stock]));
 }
 
-const DROP_STOCK_DEMAND = statement('orders.drop-stock-demand', `DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`);
+const DROP_STOCK_DEMAND = statement('orders', `DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`);
 
 /** The order no longer follows stock (stock taken, finished): it needs nothing any more. */
 export async function dropStockDemand(tx: Sql, orderUuids: readonly string[]): Promise<void> {
@@ -116,7 +116,7 @@ export interface ConcernedOrder {
 }
 
 const ORDERS_CONCERNED_BY = statement(
-  'orders.orders-concerned-by',
+  'orders',
   `WITH concerned AS (
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[]) AS c(product_uuid, above, at_most)),
      affected AS (
