@@ -1,7 +1,8 @@
 import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
 import type pg from 'pg';
 import { openStockDb, STOCK_MIGRATIONS_DIR, type StockDb } from '../src';
-import { changeWithEvents, isRetryableConflict } from '../src/use-cases/deps';
+import { isRetryableConflict } from '@pf/platform/db/transaction';
+import { changeWithEvents } from '../src/use-cases/deps';
 
 /**
  * The use cases lock in one fixed order, so they should never deadlock; should Postgres abort a

@@ -20,3 +20,9 @@ export async function inPgTransaction<R>(pool: pg.Pool, work: (client: pg.PoolCl
     client.release(broken);
   }
 }
+
+/** Postgres 40001 (serialization failure) or 40P01 (deadlock): the transaction may simply run again. */
+export function isRetryableConflict(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '40001' || code === '40P01';
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
-import { inPgTransaction } from '@pf/platform/db/transaction';
+import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
 import { appendToOutbox } from '@pf/platform/outbox/outbox';
 import { pgSql } from '@pf/platform/outbox/sql';
 import { Problem } from '@pf/platform/problems';
@@ -79,12 +79,6 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>
       throw err;
     }
   }
-}
-
-/** Postgres 40001 (serialization failure) or 40P01 (deadlock). */
-export function isRetryableConflict(err: unknown): boolean {
-  const code = (err as { code?: string } | null)?.code;
-  return code === '40001' || code === '40P01';
 }
 
 /** The unique constraint a 23505 names, if that is what `err` is. */

@@ -3,7 +3,7 @@ import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { StockLevelChanged } from '@pf/platform/events/stock';
 import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
-import { inPgTransaction } from '@pf/platform/db/transaction';
+import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
 import { appendToOutbox, newEvent } from '@pf/platform/outbox/outbox';
 import { pgSql } from '@pf/platform/outbox/sql';
 import type { PrismaClient } from '../generated/prisma/client';
@@ -88,11 +88,6 @@ async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx)
   });
 }
 
-/** Postgres 40001 (serialization failure) or 40P01 (deadlock), as pg reports it. */
-export function isRetryableConflict(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '40001' || code === '40P01';
-}
 
 /** Who made a change, as the adjustments log records it. */
 export function actorOf(identity: Identity): string {
