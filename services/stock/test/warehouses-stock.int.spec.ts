@@ -136,11 +136,11 @@ describe('warehouses and stock (back-office)', () => {
       expect((await outboxAfter(h, seq)).map((r) => figureChangeIn(r).previousStock)).toEqual(expect.arrayContaining([5, 0]));
     });
 
-    it('disabling a warehouse stocking 2500 products writes one event for each, in several outbox statements', async () => {
+    it('disabling a warehouse stocking 2500 products writes one event for each', async () => {
       const w = await warehouse(h, 'big', 'main');
       // Fixture rows straight into the tables: 2500 products of team big, each with stock here.
-      // Their events go to the outbox in several statements (one statement binds at most 65535
-      // parameters, and a warehouse may stock 100 000 products).
+      // Their events go to the outbox as four array parameters, however many (a warehouse may stock
+      // 100 000 products; one statement binds at most 65535 parameters).
       await h.pool.query(
         `WITH p AS (
            INSERT INTO stock.product (uuid, team_code, sku, active_state, pod_enabled, pod_approved, version)

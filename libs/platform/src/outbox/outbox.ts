@@ -8,29 +8,17 @@ import { outboxChannel, quoteSchema, type RawSql } from './sql';
  */
 export async function appendToOutbox(tx: RawSql, schema: string, events: OutgoingEvent[]): Promise<void> {
   if (events.length === 0) return;
-  const s = quoteSchema(schema);
-  const values: unknown[] = [];
-  const rows = events.map(({ topic, event }, i) => {
-    values.push(event.id, topic, event.aggregateId, JSON.stringify(event));
-    const p = i * 4;
-    return `($${p + 1}::uuid, $${p + 2}, $${p + 3}, $${p + 4}::jsonb)`;
-  });
-  values.push(outboxChannel(schema));
   // One round trip: the insert runs as a data-modifying WITH whether or not it is read. The notify
   // is delivered to listeners only on commit; it wakes the relay at once instead of at its next poll.
-  await tx.$executeRawUnsafe(
-    `WITH appended AS (INSERT INTO ${s}.outbox_event (id, topic, event_key, envelope) VALUES ${rows.join(', ')})
-     SELECT pg_notify($${values.length}, '')`,
-    ...values,
-  );
+  await tx.$executeRawUnsafe(`WITH appended AS (${outboxInsertSql(schema, 1)}) SELECT pg_notify($5, '')`, ...outboxValues(events), outboxChannel(schema));
 }
 
 /**
  * The outbox insert of a statement that writes a change and its events in one round trip: a
  * data-modifying WITH entry taking the events as four array parameters from `$first` (see
  * outboxValues), in the events' order. The statement also calls `pg_notify(outboxChannel(schema), '')`
- * when there are events, as appendToOutbox does. Its text depends only on schema and `first`, so it
- * can be part of a prepared statement.
+ * when there are events, as appendToOutbox does. The events are four parameters however many there
+ * are, and the text depends only on schema and `first`, so it can be part of a prepared statement.
  */
 export function outboxInsertSql(schema: string, first: number): string {
   const s = quoteSchema(schema);

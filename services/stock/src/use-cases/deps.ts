@@ -34,9 +34,6 @@ export function nowOf(deps: StockDeps): Date {
   return deps.now?.() ?? new Date();
 }
 
-/** Events per outbox INSERT. */
-const OUTBOX_CHUNK = 1000;
-
 /** How many times a transaction that lost a serialization or deadlock race is run again. */
 const ATTEMPTS = 5;
 
@@ -65,9 +62,8 @@ export async function changeWithEvents<R>(
     try {
       return await inTransaction(deps.pool, timeoutMs, async (tx) => {
         const { result, events } = await work(tx);
-        // Disabling a warehouse may change thousands of figures: stay far below Postgres's
-        // 65535 bind parameters per statement (four per event).
-        for (let i = 0; i < events.length; i += OUTBOX_CHUNK) await appendToOutbox(pgSql(tx), STOCK_SCHEMA, events.slice(i, i + OUTBOX_CHUNK));
+        // However many figures changed (a warehouse disabled: thousands), one statement of four array parameters.
+        await appendToOutbox(pgSql(tx), STOCK_SCHEMA, events);
         return result;
       });
     } catch (err) {
