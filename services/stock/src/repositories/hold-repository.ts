@@ -4,6 +4,7 @@ import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { outboxChannel } from '@pf/platform/outbox/sql';
 import { outboxInsertSql, outboxValues } from '@pf/platform/outbox/outbox';
 import { changed, rowsOf, type Sql } from './db';
+import { holdDeltaValues, holdDeltasSql } from './stock-repository';
 
 interface HoldRow {
   id: string;
@@ -79,29 +80,29 @@ export interface HoldChange {
   /** Placed holds of the locked order to release. */
   releasedIds: readonly string[];
   placed: readonly { teamCode: string; orderUuid: string; lineNumber: number; productUuid: string; warehouseId: string | null; quantity: number }[];
-  /** Non-zero moves of `held` on existing stock rows. */
-  heldDeltas: readonly { productUuid: string; warehouseId: string; held: number }[];
+  /** Non-zero moves of existing stock rows (applyHoldDeltas's). */
+  deltas: readonly { productUuid: string; warehouseId: string; held: number; onHand: number }[];
   at: Date;
 }
 
+/** releasePlacedHolds's UPDATE: the time is `$at`, the hold ids `$ids` (also part of a hold's one statement). */
+function releasePlacedSql(at: number, ids: number): string {
+  return `UPDATE stock.stock_hold SET status = 'released', released_at = $${at} WHERE id = ANY($${ids}::bigint[]) AND status = 'placed'`;
+}
+
 const WRITE_HOLD_CHANGE = `
-  WITH released AS (
-         UPDATE stock.stock_hold SET status = 'released', released_at = $1
-          WHERE id = ANY($2::bigint[]) AND status = 'placed' RETURNING 1),
-       levels AS (
-         UPDATE stock.stock_level s SET held = s.held + d.held, updated_at = now()
-           FROM unnest($3::uuid[], $4::uuid[], $5::int[]) AS d(product_uuid, warehouse_id, held)
-          WHERE s.product_uuid = d.product_uuid AND s.warehouse_id = d.warehouse_id RETURNING 1),
+  WITH released AS (${releasePlacedSql(1, 2)} RETURNING 1),
+       levels AS (${holdDeltasSql(3)} RETURNING 1),
        placed AS (
          INSERT INTO stock.stock_hold (team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity, status, placed_at)
          SELECT d.team_code, d.order_uuid, d.line_number, d.product_uuid, d.warehouse_id, d.quantity, 'placed', $1
-           FROM unnest($6::text[], $7::uuid[], $8::int[], $9::uuid[], $10::uuid[], $11::int[])
+           FROM unnest($7::text[], $8::uuid[], $9::int[], $10::uuid[], $11::uuid[], $12::int[])
                 AS d(team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity)
          RETURNING 1),
-       appended AS (${outboxInsertSql('stock', 12)} RETURNING 1)
+       appended AS (${outboxInsertSql('stock', 13)} RETURNING 1)
   SELECT (SELECT count(*) FROM released)::int AS released, (SELECT count(*) FROM levels)::int AS levels,
          (SELECT count(*) FROM placed)::int AS placed,
-         (SELECT pg_notify($16, '') WHERE cardinality($12::uuid[]) > 0) AS notified`;
+         (SELECT pg_notify($17, '') WHERE cardinality($13::uuid[]) > 0) AS notified`;
 
 /**
  * Writes a hold change and its events in ONE statement: the rows of the products it changes are
@@ -109,13 +110,11 @@ const WRITE_HOLD_CHANGE = `
  * for every order waiting on those products. Counts are checked as the single-purpose writes do.
  */
 export async function writeHoldChange(sql: Sql, change: HoldChange, events: readonly OutgoingEvent[]): Promise<void> {
-  const { placed, heldDeltas } = change;
+  const { placed, deltas } = change;
   const [row] = await rowsOf<{ released: number; levels: number; placed: number }>(sql, WRITE_HOLD_CHANGE, [
     change.at,
     [...change.releasedIds],
-    heldDeltas.map((d) => d.productUuid),
-    heldDeltas.map((d) => d.warehouseId),
-    heldDeltas.map((d) => d.held),
+    ...holdDeltaValues(deltas),
     placed.map((h) => h.teamCode),
     placed.map((h) => h.orderUuid),
     placed.map((h) => h.lineNumber),
@@ -126,7 +125,7 @@ export async function writeHoldChange(sql: Sql, change: HoldChange, events: read
     outboxChannel('stock'),
   ]);
   if (row!.released !== change.releasedIds.length) throw new Error(`writeHoldChange: ${row!.released} of ${change.releasedIds.length} holds were placed`);
-  if (row!.levels !== heldDeltas.length) throw new Error(`writeHoldChange: ${row!.levels} of ${heldDeltas.length} stock rows updated`);
+  if (row!.levels !== deltas.length) throw new Error(`writeHoldChange: ${row!.levels} of ${deltas.length} stock rows updated`);
   if (row!.placed !== placed.length) throw new Error(`writeHoldChange: ${row!.placed} of ${placed.length} holds placed`);
 }
 
@@ -135,7 +134,7 @@ export async function releasePlacedHolds(sql: Sql, ids: readonly string[], at: D
   if (ids.length === 0) return;
   const updated = await changed(
     sql,
-    `UPDATE stock.stock_hold SET status = 'released', released_at = $2 WHERE id = ANY($1::bigint[]) AND status = 'placed'`,
+    releasePlacedSql(2, 1),
     [[...ids], at],
   );
   if (updated !== ids.length) throw new Error(`releasePlacedHolds: ${updated} of ${ids.length} holds were placed`);

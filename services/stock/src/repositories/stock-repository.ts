@@ -101,15 +101,20 @@ export async function applyHoldDeltas(
   deltas: readonly { productUuid: string; warehouseId: string; held: number; onHand: number }[],
 ): Promise<void> {
   if (deltas.length === 0) return;
-  const updated = await changed(
-    sql,
-    `UPDATE stock.stock_level s
-        SET held = s.held + d.held, on_hand = GREATEST(s.on_hand + d.on_hand, 0), updated_at = now()
-       FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::int[]) AS d(product_uuid, warehouse_id, held, on_hand)
-      WHERE s.product_uuid = d.product_uuid AND s.warehouse_id = d.warehouse_id`,
-    [deltas.map((d) => d.productUuid), deltas.map((d) => d.warehouseId), deltas.map((d) => d.held), deltas.map((d) => d.onHand)],
-  );
+  const updated = await changed(sql, holdDeltasSql(1), holdDeltaValues(deltas));
   if (updated !== deltas.length) throw new Error(`applyHoldDeltas: ${updated} of ${deltas.length} stock rows updated`);
+}
+
+/** applyHoldDeltas's UPDATE, its four array parameters from `$first` (also part of a hold's one statement). */
+export function holdDeltasSql(first: number): string {
+  return `UPDATE stock.stock_level s
+        SET held = s.held + d.held, on_hand = GREATEST(s.on_hand + d.on_hand, 0), updated_at = now()
+       FROM unnest($${first}::uuid[], $${first + 1}::uuid[], $${first + 2}::int[], $${first + 3}::int[]) AS d(product_uuid, warehouse_id, held, on_hand)
+      WHERE s.product_uuid = d.product_uuid AND s.warehouse_id = d.warehouse_id`;
+}
+
+export function holdDeltaValues(deltas: readonly { productUuid: string; warehouseId: string; held: number; onHand: number }[]): unknown[] {
+  return [deltas.map((d) => d.productUuid), deltas.map((d) => d.warehouseId), deltas.map((d) => d.held), deltas.map((d) => d.onHand)];
 }
 
 /**

@@ -138,7 +138,7 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     // The change and its events in one statement (the products stay locked until the commit).
     await writeHoldChange(
       tx,
-      { releasedIds: released.map((h) => h.id), placed, heldDeltas: [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse), at },
+      { releasedIds: released.map((h) => h.id), placed, deltas: [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse), at },
       events,
     );
 
