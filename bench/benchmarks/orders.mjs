@@ -544,7 +544,6 @@ function runOrders(autocannon, job, seconds, record) {
         pipelining: 1,
         duration: seconds,
         timeout: 10,
-        ...(job.overallRate ? { overallRate: job.overallRate } : {}),
         initialContext: {},
         requests: [
           {
