@@ -45,7 +45,7 @@ export interface RestEdge {
   rateLimiter: RateLimiter;
   start(): Promise<void>;
   stop(): Promise<void>;
-  /** Throws unless Redis, the gateway and the accounts subgraph answer. */
+  /** Throws unless Redis, the gateway, the accounts subgraph and the subgraphs called directly answer. */
   ready(): Promise<void>;
 }
 
@@ -82,6 +82,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   const accounts = new GraphqlUpstream({ name: 'accounts', url: config.ACCOUNTS_URL, ...pool });
   // The stock feed's pages straight from the stock subgraph when it is configured (see config.ts).
   const stock = config.STOCK_URL ? new GraphqlUpstream({ name: 'stock', url: config.STOCK_URL, ...pool }) : undefined;
+  // The order endpoints straight to the orders subgraph when it is configured (see config.ts).
+  const orders = config.ORDERS_URL ? new GraphqlUpstream({ name: 'orders', url: config.ORDERS_URL, ...pool }) : undefined;
   const authCache = new AuthCache({ ttlMs: config.AUTH_CACHE_TTL_MS, maxEntries: config.AUTH_CACHE_MAX_ENTRIES });
   const tokenChecks = new ChannelTokenChecks(accounts, identities, authCache);
 
@@ -113,6 +115,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   const handlerDeps: HandlerDeps = {
     gateway,
     stock: stock ?? gateway,
+    orders: orders ?? gateway,
     identities,
     apiVersion: contract.version,
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
@@ -142,7 +145,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
       await subscription?.stop();
       subscription = undefined;
       authCache.clear();
-      await Promise.allSettled([gateway.close(), accounts.close(), stock?.close()]);
+      await Promise.allSettled([gateway.close(), accounts.close(), stock?.close(), orders?.close()]);
       await rateLimiter.close();
     },
     async ready() {
@@ -152,6 +155,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
         gateway.execute(READY_PROBE, {}, call),
         accounts.execute(READY_PROBE, {}, call),
         stock?.execute(READY_PROBE, {}, call),
+        orders?.execute(READY_PROBE, {}, call),
       ]);
     },
   };
@@ -161,6 +165,8 @@ interface HandlerDeps {
   gateway: GraphqlUpstream;
   /** Where the stock feed's pages come from: the stock subgraph, or the gateway. */
   stock: GraphqlUpstream;
+  /** Where the order endpoints' operations go: the orders subgraph, or the gateway. */
+  orders: GraphqlUpstream;
   identities: IdentityMinter;
   apiVersion: string;
   /** PUBLIC_BASE_URL without a trailing slash, when configured. */
@@ -188,6 +194,7 @@ function handlerFor(route: ResourceRoute, deps: HandlerDeps): RequestHandler {
       body: req.body,
       gateway: callerOf(deps.gateway),
       stock: callerOf(deps.stock),
+      orders: callerOf(deps.orders),
       // Read by the few endpoints that build links; not worked out for the others.
       get channelUrl() {
         return channelUrlOf(req, deps, principal.pathChannelId);

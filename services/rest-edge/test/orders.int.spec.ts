@@ -22,8 +22,8 @@ const UUID = expect.stringMatching(UUID_PATTERN);
 const ORDER_NOT_FOUND = { type: `${PROBLEM_TYPE_BASE}not-found`, title: 'Not Found', status: 404, detail: 'This order could not be found.' };
 
 /**
- * The order endpoints through the real system (edge -> gateway -> orders, catalog, stock and
- * accounts subgraphs on Postgres; the orders service's read models fed over the bus), data set up
+ * The order endpoints through the real system (edge -> orders subgraph, as deployed with
+ * ORDERS_URL, and edge -> gateway -> orders without it; catalog, stock and accounts subgraphs on Postgres; the orders service's read models fed over the bus), data set up
  * the way a merchant does it (back-office GraphQL). Every response is checked against the OpenAPI
  * document; bodies are compared whole.
  */
@@ -840,6 +840,58 @@ describe('the order endpoints', () => {
       const order = await processing();
       await progress(order, { leeds: 'dispatched', berlin: 'dispatched' });
       expect((await api.call('PUT', `/orders/${order.uuid}/cancel`)).status).toBe(428);
+    });
+  });
+
+  describe('through the gateway (ORDERS_URL unset)', () => {
+    let viaGateway: RunningEdge;
+    let gatewayApi: OrdersApi;
+
+    beforeAll(async () => {
+      viaGateway = await sys.startEdge({ ORDERS_URL: '' });
+      gatewayApi = ordersApi(sys, () => viaGateway, 'acme-shop', () => acme.shop!.token);
+    });
+    afterAll(async () => {
+      await viaGateway?.close();
+    });
+
+    it('every order endpoint answers as it does straight from the orders subgraph', async () => {
+      const orderNumber = fresh('GW');
+      const created = await gatewayApi.call('POST', '/orders', { body: { orderNumber, orderLines: lines(['MUG', 2], ['CAP', 1]), shippingDetails: GB_ADDRESS } });
+      expect(created.status).toBe(201);
+      const uuid = created.body.uuid;
+      expect((await gatewayApi.call('GET', `/orders/${uuid}`)).body).toEqual({ data: created.body });
+      expect(await get(uuid)).toMatchObject({ status: 200, body: { data: created.body } });
+
+      const refused = await gatewayApi.call('PUT', `/orders/${uuid}/confirm`, { body: { shippingMethodCode: 'pigeon' } });
+      expect(refused.status).toBe(422);
+      expect(refused.body.violations).toEqual([{ property: 'shippingMethodCode', message: expect.any(String) }]);
+
+      const confirmedRes = await gatewayApi.call('PUT', `/orders/${uuid}/confirm`, { body: { shippingMethodCode: 'rm48' } });
+      expect(confirmedRes.status).toBe(202);
+      expect(confirmedRes.body).toEqual((await get(uuid)).body);
+
+      // Rule O2's replay 409 carries the order, read again through the same upstream.
+      const replay = await gatewayApi.call('POST', '/orders', { body: { orderNumber, orderLines: lines(['MUG', 1]) } });
+      const direct = await create({ orderNumber, orderLines: lines(['MUG', 1]) });
+      expect(replay.status).toBe(409);
+      expect(replay.body).toEqual(direct.body);
+      expect(replay.body).toMatchObject({ type: `${PROBLEM_TYPE_BASE}order-already-confirmed`, orderUuid: uuid, data: confirmedRes.body.data });
+
+      const listed = await gatewayApi.call('GET', `/orders?order-number=${orderNumber}`);
+      expect(listed.body.data).toEqual([confirmedRes.body.data]);
+
+      // Rule O1: another channel's order is the same 404 as no order at all.
+      const missing = await gatewayApi.call('GET', '/orders/00000000-0000-4000-8000-000000000000');
+      const elsewhere = await gatewayApi.call('GET', `/orders/${uuid}`, { channel: 'acme-other', token: acme.other!.token });
+      expect(missing.status).toBe(404);
+      expect(elsewhere.body).toEqual(missing.body);
+      expect((await api.call('GET', '/orders/00000000-0000-4000-8000-000000000000')).body).toEqual(missing.body);
+
+      const cancelled = await gatewayApi.call('DELETE', `/orders/${uuid}`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toEqual((await get(uuid)).body);
+      expect(cancelled.body.data.status).toBe('cancelled');
     });
   });
 });

@@ -28,6 +28,11 @@ export interface ResourceRequest {
    */
   stock: UpstreamCall;
   /**
+   * The orders subgraph directly when ORDERS_URL is set, otherwise the gateway (the order
+   * operations select only fields the orders subgraph owns, so both answer them alike).
+   */
+  orders: UpstreamCall;
+  /**
    * Absolute URL of the path channel as the client reaches it, without a trailing slash
    * (`https://api.example.com/v1/channels/acme-shop`): the start of links in responses.
    */

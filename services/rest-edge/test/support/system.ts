@@ -212,6 +212,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
       GATEWAY_URL: gatewayUrl,
       ACCOUNTS_URL: accountsUrl,
       ...(subgraphUrls.stock ? { STOCK_URL: subgraphUrls.stock } : {}),
+      // As deployed: the order endpoints straight to the orders subgraph (ORDERS_URL: '' for the gateway).
+      ...(subgraphUrls.orders ? { ORDERS_URL: subgraphUrls.orders } : {}),
       REDIS_URL: testInfra.redisUrl,
       REDIS_KEY_PREFIX: `pf-edge-test:${uniqueSuffix()}:`,
       JWT_SIGNING_KEY: jwtOptions.key,

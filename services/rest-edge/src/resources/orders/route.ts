@@ -1,6 +1,6 @@
 import { Problem } from '@pf/platform/problems';
 import { CHANNEL_SCOPED } from '../../domain/access';
-import type { GatewayCall, ResourceRoute } from '../resource';
+import type { ResourceRoute, UpstreamCall } from '../resource';
 import { paginate, pageUrls } from '../../domain/pagination';
 import { isUuid } from '../../domain/uuid';
 import { parseListOrdersQuery } from './list-query';
@@ -36,10 +36,10 @@ const REPLAY_PROBLEMS: ReadonlySet<string> = new Set(['order-already-confirmed',
  * this channel: that is how the replay found it), and `orderStatus` is taken from the same read so
  * that it always equals `data.status`.
  */
-async function withExistingOrder(problem: Problem, gateway: GatewayCall): Promise<Problem> {
+async function withExistingOrder(problem: Problem, orders: UpstreamCall): Promise<Problem> {
   const uuid = problem.extensions.orderUuid;
   if (typeof uuid !== 'string') throw new Error(`The orders service answered ${problem.problemType} without orderUuid`);
-  const { order } = await gateway(EDGE_ORDER, { uuid });
+  const { order } = await orders(EDGE_ORDER, { uuid });
   if (!order) throw new Error(`The order ${uuid} of a ${problem.problemType} answer could not be read`);
   return new Problem(problem.problemType, {
     detail: problem.message,
@@ -52,13 +52,13 @@ export const createOrder: ResourceRoute = {
   path: '/orders',
   operationId: 'createOrder',
   access: CHANNEL_SCOPED,
-  async handle({ body, gateway }) {
+  async handle({ body, orders }) {
     try {
-      const { createOrder: order } = await gateway(EDGE_CREATE_ORDER, { input: toCreateOrderInput(body as CreateOrderBody) });
+      const { createOrder: order } = await orders(EDGE_CREATE_ORDER, { input: toCreateOrderInput(body as CreateOrderBody) });
       // The one order response not wrapped in `data` (spec section 2).
       return { status: 201, body: toOrderResource(order) };
     } catch (err) {
-      if (err instanceof Problem && REPLAY_PROBLEMS.has(err.problemType)) throw await withExistingOrder(err, gateway);
+      if (err instanceof Problem && REPLAY_PROBLEMS.has(err.problemType)) throw await withExistingOrder(err, orders);
       throw err;
     }
   },
@@ -69,12 +69,12 @@ export const listOrders: ResourceRoute = {
   path: '/orders',
   operationId: 'listOrders',
   access: CHANNEL_SCOPED,
-  async handle({ query, channelUrl, gateway }) {
+  async handle({ query, channelUrl, orders }) {
     const q = parseListOrdersQuery(query);
-    const { orders } = await gateway(EDGE_ORDERS, { filter: q.filter, page: q.page, perPage: q.perPage, sort: q.sort });
+    const { orders: page } = await orders(EDGE_ORDERS, { filter: q.filter, page: q.page, perPage: q.perPage, sort: q.sort });
     const listUrl = `${channelUrl}/orders`;
-    const { links, meta } = paginate(orders, listUrl, pageUrls(listUrl, q.kept));
-    return { status: 200, body: { data: orders.items.map(toOrderResource), links, meta } };
+    const { links, meta } = paginate(page, listUrl, pageUrls(listUrl, q.kept));
+    return { status: 200, body: { data: page.items.map(toOrderResource), links, meta } };
   },
 };
 
@@ -83,8 +83,8 @@ export const getOrder: ResourceRoute = {
   path: '/orders/{orderUuid}',
   operationId: 'getOrder',
   access: CHANNEL_SCOPED,
-  async handle({ params, gateway }) {
-    const { order } = await gateway(EDGE_ORDER, { uuid: orderUuidOf(params) });
+  async handle({ params, orders }) {
+    const { order } = await orders(EDGE_ORDER, { uuid: orderUuidOf(params) });
     if (!order) throw Problem.notFound(ORDER_NOT_FOUND_DETAIL);
     return { status: 200, body: { data: toOrderResource(order) } };
   },
@@ -97,10 +97,10 @@ export const confirmOrder: ResourceRoute = {
   access: CHANNEL_SCOPED,
   // The team's state is the orders service's to check: an already confirmed order answers 202
   // even for an inactive team, which only the order's state can tell.
-  async handle({ params, body, gateway }) {
+  async handle({ params, body, orders }) {
     const uuid = orderUuidOf(params);
     const code = (body as { shippingMethodCode?: string } | undefined)?.shippingMethodCode;
-    const { confirmOrder: order } = await gateway(EDGE_CONFIRM_ORDER, { uuid, input: code !== undefined ? { shippingMethodCode: code } : {} });
+    const { confirmOrder: order } = await orders(EDGE_CONFIRM_ORDER, { uuid, input: code !== undefined ? { shippingMethodCode: code } : {} });
     return { status: 202, body: { data: toOrderResource(order) } };
   },
 };
@@ -110,15 +110,15 @@ export const amendOrderLines: ResourceRoute = {
   path: '/orders/{orderUuid}/lines',
   operationId: 'amendOrderLines',
   access: CHANNEL_SCOPED,
-  async handle({ params, body, gateway }) {
+  async handle({ params, body, orders }) {
     const uuid = orderUuidOf(params);
-    const { amendOrderLines: result } = await gateway(EDGE_AMEND_ORDER_LINES, { uuid, input: toAmendOrderLinesInput(body as AmendOrderLinesBody) });
+    const { amendOrderLines: result } = await orders(EDGE_AMEND_ORDER_LINES, { uuid, input: toAmendOrderLinesInput(body as AmendOrderLinesBody) });
     return { status: 200, body: { data: toOrderResource(result.order), amendment: toAmendment(result.amendment) } };
   },
 };
 
-async function cancel(params: Record<string, string>, gateway: GatewayCall) {
-  const { cancelOrder: order } = await gateway(EDGE_CANCEL_ORDER, { uuid: orderUuidOf(params) });
+async function cancel(params: Record<string, string>, orders: UpstreamCall) {
+  const { cancelOrder: order } = await orders(EDGE_CANCEL_ORDER, { uuid: orderUuidOf(params) });
   return { status: 200, body: { data: toOrderResource(order) } };
 }
 
@@ -127,7 +127,7 @@ export const cancelOrder: ResourceRoute = {
   path: '/orders/{orderUuid}/cancel',
   operationId: 'cancelOrder',
   access: CHANNEL_SCOPED,
-  handle: ({ params, gateway }) => cancel(params, gateway),
+  handle: ({ params, orders }) => cancel(params, orders),
 };
 
 /** The same as `PUT /orders/{orderUuid}/cancel` (spec section 4). */
@@ -136,7 +136,7 @@ export const deleteOrder: ResourceRoute = {
   path: '/orders/{orderUuid}',
   operationId: 'deleteOrder',
   access: CHANNEL_SCOPED,
-  handle: ({ params, gateway }) => cancel(params, gateway),
+  handle: ({ params, orders }) => cancel(params, orders),
 };
 
 /** Every order endpoint, in the document's order. */
