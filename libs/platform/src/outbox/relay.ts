@@ -17,6 +17,9 @@ export interface OutboxRelayOptions {
   retentionHours?: number;
 }
 
+/** Transaction-local setting that carries whether this transaction holds the publisher lock. */
+const PUBLISHER_SETTING = 'pf.outbox_publisher';
+
 /**
  * Publishes outbox rows to the bus in commit order, at least once. A transaction-level advisory
  * lock makes one replica the publisher at a time, which keeps each aggregate's events in order;
@@ -44,6 +47,7 @@ export class OutboxRelay {
     this.schema = quoteSchema(opts.schema);
     this.lockKey = `pf-outbox:${opts.schema}`;
     this.batchSize = opts.batchSize ?? 200;
+    if (!Number.isSafeInteger(this.batchSize) || this.batchSize < 1) throw new Error(`outbox relay: batchSize must be a positive integer, not ${this.batchSize}`);
     this.pollIntervalMs = opts.pollIntervalMs ?? 1000;
     this.retentionHours = opts.retentionHours ?? 24 * 7;
   }
@@ -75,21 +79,22 @@ export class OutboxRelay {
     };
     client.on('error', onError);
     try {
-      // BEGIN and the publisher lock in one round trip (a simple-protocol query of two statements;
-      // the key is built from the schema name, which quoteSchema allowed: [a-z0-9_] only).
-      const [, lock] = (await client.query(`BEGIN; SELECT pg_try_advisory_xact_lock(hashtext('${this.lockKey}')) AS ok`)) as unknown as [
-        pg.QueryResult,
-        pg.QueryResult<{ ok: boolean }>,
-      ];
-      if (!lock.rows[0]?.ok) {
+      // BEGIN, the publisher lock and the read in one round trip: a simple-protocol query of three
+      // statements. Each statement of it takes its own snapshot, so the read sees every row
+      // committed before the lock was taken; the lock's outcome reaches the read through a
+      // transaction-local setting. (The key is built from the schema name, which quoteSchema
+      // allowed: [a-z0-9_] only; the batch size is an integer.)
+      const [, lock, batch] = (await client.query(
+        `BEGIN;
+         SELECT set_config('${PUBLISHER_SETTING}', pg_try_advisory_xact_lock(hashtext('${this.lockKey}'))::text, true) AS ok;
+         SELECT seq, topic, envelope FROM ${this.schema}.outbox_event
+          WHERE current_setting('${PUBLISHER_SETTING}') = 'true' AND published_at IS NULL ORDER BY seq LIMIT ${this.batchSize}`,
+      )) as unknown as [pg.QueryResult, pg.QueryResult<{ ok: string }>, pg.QueryResult<{ seq: string; topic: string; envelope: EventEnvelope }>];
+      if (lock.rows[0]?.ok !== 'true') {
         await client.query('ROLLBACK');
         return 0;
       }
-      const { rows } = await client.query<{ seq: string; topic: string; envelope: EventEnvelope }>(
-        `SELECT seq, topic, envelope FROM ${this.schema}.outbox_event
-          WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
-        [this.batchSize],
-      );
+      const rows = batch.rows;
       if (rows.length === 0) {
         await client.query('COMMIT');
         return 0;
