@@ -28,9 +28,9 @@ export function teamInactive(teamCode: string): Problem {
   return new Problem('team-inactive', { detail: `Team ${teamCode} is inactive: orders cannot be created, amended or confirmed.` });
 }
 
-/** 403 when the team is known to be inactive. A team whose events have not arrived yet counts as active. */
 /**
- * Refuses an inactive team. Inside a change, pass the change's transaction: a second pool
+ * 403 when the team is known to be inactive; a team whose events have not arrived yet counts as
+ * active. Inside a change, pass the change's transaction: a second pool
  * connection taken while the order row is locked lets waiting changes exhaust the pool.
  */
 export async function requireActiveTeam(db: Sql, teamCode: string): Promise<void> {
