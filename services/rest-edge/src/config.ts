@@ -38,7 +38,7 @@ export const restEdgeConfigShape = {
    * The orders subgraph's GraphQL endpoint. When set, the order endpoints (`/orders...`) send
    * their operations straight to it (ARCHITECTURE principle 1 allows a direct subgraph call: each
    * selects only fields the orders subgraph owns, so the gateway would only plan, forward and
-   * re-serialise them, about a fifth of an order's CPU); unset, they go through the gateway.
+   * re-serialise them, about an eighth of an order's CPU); unset, they go through the gateway.
    */
   ORDERS_URL: env.url().optional(),
   /** Products per page the edge reads from the stock feed while streaming `GET /stock-levels` (the feed allows 5000). */
