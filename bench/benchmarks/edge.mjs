@@ -5,6 +5,8 @@
 // rate limiter with a per-token limit raised out of the way, Kafka consumer for cache
 // invalidation), and a bare node:http server as the baseline. The same channel read goes
 //   edge:     GET /v1/channels/{id}/ with the API token      (edge -> gateway -> accounts -> Postgres)
+//   floor:    GET / on a minimal proxy (bench/lib/floor-proxy.mjs: one Redis script, the same
+//             gateway call, nothing else): the least any edge adds on this machine
 //   gateway:  the edge's EdgeChannel query with a channel JWT (gateway -> accounts -> Postgres)
 //   accounts: the same query straight to the subgraph        (accounts -> Postgres)
 //   bare:     GET / on node:http
@@ -17,6 +19,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { cpuBetween, cpuSnapshot, machineBusySeconds, pidsByCommand } from '../lib/cpu.mjs';
 import { probe } from '../lib/http.mjs';
+import { REDIS_URL } from '../lib/infra.mjs';
 import { channelJwt } from '../lib/jwt.mjs';
 import { baseEnv, freePort } from '../lib/processes.mjs';
 import { summarizeCpuProfile } from '../lib/profile.mjs';
@@ -40,9 +43,10 @@ const PLAN = {
   quick: { many: { connections: 50, warmupSeconds: 1, durationSeconds: 2 }, one: { connections: 1, warmupSeconds: 1, durationSeconds: 2 } },
 };
 
-const ROUTES = ['edge', 'gateway', 'accounts', 'bare'];
+const ROUTES = ['edge', 'floor', 'gateway', 'accounts', 'bare'];
 const ROUTE_LABEL = {
   edge: 'edge -> gateway -> accounts',
+  floor: 'minimal proxy -> gateway -> accounts',
   gateway: 'gateway -> accounts',
   accounts: 'accounts subgraph',
   bare: 'bare node:http',
@@ -71,6 +75,21 @@ export async function run(ctx) {
   });
   const { teamCode, channelId, apiToken } = await createBenchChannel(stack);
   ctx.log(`channel ${channelId} with its API token`);
+  // The floor: the least any edge does per request here (one Redis script, one gateway call).
+  const floor = await ctx.processes.startService({
+    name: 'floor',
+    script: path.join(root, 'bench/lib/floor-proxy.mjs'),
+    port: await freePort(),
+    env: {
+      ...baseEnv(),
+      GATEWAY_URL: `${gateway.url}/graphql`,
+      REDIS_URL,
+      REDIS_KEY: `${stack.redisPrefix}floor`,
+      GRAPHQL_BODY: `${EDGE_CHANNEL.bodyPrefix}${JSON.stringify({ id: channelId })}}`,
+      // A channel JWT lives minutes; the run is shorter than that, and so is this one's use.
+      BEARER: channelJwt(jwt, teamCode, channelId),
+    },
+  });
 
   const graphqlJob = (url) => ({
     url,
@@ -85,6 +104,7 @@ export async function run(ctx) {
   });
   const jobs = {
     edge: { url: `${edge.url}/v1/channels/${channelId}/`, headers: { authorization: `Bearer ${apiToken}` } },
+    floor: { url: `${floor.url}/` },
     gateway: graphqlJob(`${gateway.url}/graphql`),
     accounts: graphqlJob(`${accounts.url}/graphql`),
     bare: { url: `${bare.url}/` },
@@ -100,6 +120,7 @@ export async function run(ctx) {
     postgres: pidsByCommand('postgres', ` ${db.name} `),
     redis: pidsByCommand('redis-server'),
     bare: [bare.pid],
+    floor: [floor.pid],
   });
 
   const windows = { many: {}, one: {} };
@@ -176,7 +197,7 @@ export async function run(ctx) {
 
   return {
     wiring: {
-      processes: ['accounts', 'gateway', 'rest-edge', 'bare node:http', 'load generator (autocannon)'],
+      processes: ['accounts', 'gateway', 'rest-edge', 'minimal proxy (bench/lib/floor-proxy.mjs)', 'bare node:http', 'load generator (autocannon)'],
       eventBus: 'kafka',
       rateLimitStore: 'redis',
       database: 'fresh bench database, migrated with services/accounts/dist/migrate.js',
@@ -212,6 +233,8 @@ function computeFigures(w) {
     edgeOverBareThroughput: ratio(rps('many', 'edge'), rps('many', 'bare')),
     gatewayOverAccountsThroughput: ratio(rps('many', 'gateway'), rps('many', 'accounts')),
     edgeAddedP50MsAtOneConnection: p50('one', 'edge') - p50('one', 'gateway'),
+    floorAddedP50MsAtOneConnection: p50('one', 'floor') - p50('one', 'gateway'),
+    floorOverGatewayThroughput: ratio(rps('many', 'floor'), rps('many', 'gateway')),
     gatewayAddedP50MsAtOneConnection: p50('one', 'gateway') - p50('one', 'accounts'),
     edgeAddedP50MsAt50Connections: p50('many', 'edge') - p50('many', 'gateway'),
     edgeAddedP50MsOverGatewayAtEdgePace: p50('one', 'edge') - p50('one', 'gatewayPaced'),
@@ -257,6 +280,7 @@ function report(windows, figures, targets, { plan, judged, clean }) {
       ['ratio (50 connections, req/s)', 'value'],
       [
         ['edge / gateway-direct', times(figures.edgeOverGatewayThroughput)],
+        ['minimal proxy / gateway-direct (the floor)', times(figures.floorOverGatewayThroughput)],
         ['gateway / bare', times(figures.gatewayOverBareThroughput, 3)],
         ['accounts / bare', times(figures.accountsOverBareThroughput, 3)],
         ['edge / bare', times(figures.edgeOverBareThroughput, 3)],
@@ -269,6 +293,7 @@ function report(windows, figures, targets, { plan, judged, clean }) {
       ['added p50', 'value'],
       [
         ['edge over gateway-direct, 1 connection', ms(figures.edgeAddedP50MsAtOneConnection)],
+        ['minimal proxy over gateway-direct, 1 connection (the floor)', ms(figures.floorAddedP50MsAtOneConnection)],
         ['gateway over accounts, 1 connection', ms(figures.gatewayAddedP50MsAtOneConnection)],
         ['edge over gateway-direct, 50 connections', ms(figures.edgeAddedP50MsAt50Connections)],
         ['edge over gateway-direct at the edge pace, 1 connection (control)', ms(figures.edgeAddedP50MsOverGatewayAtEdgePace)],
