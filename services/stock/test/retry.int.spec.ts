@@ -1,7 +1,7 @@
 import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
 import type pg from 'pg';
 import { openStockDb, STOCK_MIGRATIONS_DIR, type StockDb } from '../src';
-import { isRetryableConflict } from '@pf/platform/db/transaction';
+import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
 import { changeWithEvents } from '../src/use-cases/deps';
 
 /**
@@ -27,20 +27,7 @@ describe('stock transactions that lose a lock race', () => {
   });
 
   it('recognises a deadlock as pg reports it', async () => {
-    const error = await deadlock(async (fn) => {
-      const client = await stock.pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(client);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw err;
-      } finally {
-        client.release();
-      }
-    }).catch((err: unknown) => err);
+    const error = await deadlock((fn) => inPgTransaction(stock.pool, fn)).catch((err: unknown) => err);
     expect(isRetryableConflict(error)).toBe(true);
     expect(isRetryableConflict(new Error('duplicate key value violates unique constraint'))).toBe(false);
   });

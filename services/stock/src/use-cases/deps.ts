@@ -84,7 +84,6 @@ async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx)
   });
 }
 
-
 /** Who made a change, as the adjustments log records it. */
 export function actorOf(identity: Identity): string {
   switch (identity.kind) {

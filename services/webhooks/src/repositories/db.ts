@@ -1,7 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { inPgTransaction } from '@pf/platform/db/transaction';
-import type { RawSql } from '@pf/platform/outbox/sql';
+import { pgSql, type RawSql } from '@pf/platform/outbox/sql';
 import { PrismaClient } from '../generated/prisma/client';
 
 /** The Postgres schema the webhooks service owns. */
@@ -32,12 +32,5 @@ export type Queryable = Pick<Tx, 'query'>;
 
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<R>(pool: pg.Pool, work: (tx: Tx) => Promise<R>): Promise<R> {
-  return inPgTransaction(pool, (client) =>
-    work({
-      query: (text, values) => client.query(text as string, values as unknown[]),
-      async $executeRawUnsafe(text, ...values) {
-        return (await client.query(text, values)).rowCount ?? 0;
-      },
-    }),
-  );
+  return inPgTransaction(pool, (client) => work({ ...pgSql(client), query: (text, values) => client.query(text as string, values as unknown[]) }));
 }
