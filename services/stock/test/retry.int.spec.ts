@@ -1,7 +1,6 @@
 import { createTestDatabase, type TestDatabase } from '@pf/platform/testing/infra';
-import type pg from 'pg';
 import { openStockDb, STOCK_MIGRATIONS_DIR, type StockDb } from '../src';
-import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
+import { inPgTransaction, isRetryableConflict, type PgTransaction } from '@pf/platform/db/transaction';
 import { changeWithEvents } from '../src/use-cases/deps';
 
 /**
@@ -49,7 +48,7 @@ describe('stock transactions that lose a lock race', () => {
   });
 
   /** Two transactions lock the two product rows in opposite orders, meeting in the middle. */
-  async function deadlock(run: (fn: (tx: pg.PoolClient) => Promise<string>) => Promise<string>): Promise<string[]> {
+  async function deadlock(run: (fn: (tx: PgTransaction) => Promise<string>) => Promise<string>): Promise<string[]> {
     let arrived = 0;
     let release!: () => void;
     const bothHoldOne = new Promise<void>((r) => (release = r));

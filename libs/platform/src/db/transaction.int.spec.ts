@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../testing/infra';
-import { inPgTransaction } from './transaction';
+import { inPgTransaction, PgTransaction } from './transaction';
 
 describe('inPgTransaction (real Postgres)', () => {
   let db: TestDatabase;
@@ -47,5 +47,53 @@ describe('inPgTransaction (real Postgres)', () => {
     const inTx = await inPgTransaction(pool, async (client) => (await client.query<{ t: string }>('SELECT now()::text AS t')).rows.length);
     expect(inTx).toBe(1);
     expect(pool.totalCount).toBeLessThanOrEqual(2);
+  });
+
+  it('sends BEGIN with the first statement and deferred writes with COMMIT, in call order', async () => {
+    const sent: string[] = [];
+    const seen = await inPgTransaction(pool, async (tx) => {
+      tx.defer({ text: 'INSERT INTO item VALUES (10)' });
+      // A query after a deferred write sees it: the write went out first, in the same round trip.
+      const { rows } = await tx.query<{ n: string }>('SELECT count(*)::text AS n FROM item WHERE id = 10');
+      sent.push(rows[0]!.n);
+      tx.defer({ text: 'INSERT INTO item VALUES ($1)', values: [11] });
+      return (await pool.query('SELECT count(*)::int AS n FROM item WHERE id IN (10, 11)')).rows[0].n as number;
+    });
+    expect(sent).toEqual(['1']);
+    // Outside the transaction nothing was visible before COMMIT.
+    expect(seen).toBe(0);
+    expect(await ids()).toEqual(expect.arrayContaining([10, 11]));
+  });
+
+  it("a deferred write's failure surfaces at commit, translated by its onError, and nothing is kept", async () => {
+    await expect(
+      inPgTransaction(pool, async (tx) => {
+        tx.defer({ text: 'INSERT INTO item VALUES (20)' });
+        tx.defer({ text: 'INSERT INTO item VALUES (1)' }, (err) => (err.code === '23505' ? new Error('taken') : undefined));
+        tx.defer({ text: 'INSERT INTO item VALUES (21)' });
+      }),
+    ).rejects.toThrow('taken');
+    expect(await ids()).not.toContain(20);
+    expect(await ids()).not.toContain(21);
+  });
+
+  it('a transaction that sent nothing sends nothing at all, not even BEGIN', async () => {
+    let tx: PgTransaction | undefined;
+    await inPgTransaction(pool, async (t) => {
+      tx = t;
+    });
+    expect(tx!.started).toBe(false);
+  });
+
+  it('batch answers each statement, and a later query in the transaction still works', async () => {
+    await inPgTransaction(pool, async (tx) => {
+      const [a, b] = await tx.batch<{ x: number }>([
+        { text: 'SELECT $1::int AS x', values: [5] },
+        { text: 'SELECT x FROM generate_series(1, 3) AS x' },
+      ]);
+      expect(a!.rows).toEqual([{ x: 5 }]);
+      expect(b!.rows.map((r) => r.x)).toEqual([1, 2, 3]);
+      expect((await tx.query<{ y: string }>('SELECT $1::text AS y', ['z'])).rows).toEqual([{ y: 'z' }]);
+    });
   });
 });

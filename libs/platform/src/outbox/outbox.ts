@@ -7,10 +7,23 @@ import { outboxChannel, quoteSchema, type RawSql } from './sql';
  * only if, and after, that transaction commits.
  */
 export async function appendToOutbox(tx: RawSql, schema: string, events: OutgoingEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  // One round trip: the insert runs as a data-modifying WITH whether or not it is read. The notify
-  // is delivered to listeners only on commit; it wakes the relay at once instead of at its next poll.
-  await tx.$executeRawUnsafe(`WITH appended AS (${outboxInsertSql(schema, 1)}) SELECT pg_notify($5, '')`, ...outboxValues(events), outboxChannel(schema));
+  const append = outboxAppend(schema, events);
+  if (append) await tx.$executeRawUnsafe(append.text, ...append.values);
+}
+
+/**
+ * appendToOutbox's statement, for a transaction that sends it with others (PgTransaction.defer);
+ * null when there are no events. One round trip: the insert runs as a data-modifying WITH whether
+ * or not it is read. The notify is delivered to listeners only on commit; it wakes the relay at
+ * once instead of at its next poll.
+ */
+export function outboxAppend(schema: string, events: readonly OutgoingEvent[]): { name: string; text: string; values: unknown[] } | null {
+  if (events.length === 0) return null;
+  return {
+    name: `outbox.${schema}`,
+    text: `WITH appended AS (${outboxInsertSql(schema, 1)}) SELECT pg_notify($5, '')`,
+    values: [...outboxValues(events), outboxChannel(schema)],
+  };
 }
 
 /**

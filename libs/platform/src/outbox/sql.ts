@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Queryable } from '../db/transaction';
 
 /**
  * The one thing the outbox and inbox need from a transaction: run a statement and get the row
@@ -8,7 +8,7 @@ export interface RawSql {
   $executeRawUnsafe(query: string, ...values: unknown[]): Promise<number>;
 }
 
-export function pgSql(client: pg.ClientBase): RawSql {
+export function pgSql(client: Queryable): RawSql {
   return {
     async $executeRawUnsafe(query, ...values) {
       const res = await client.query(query, values);

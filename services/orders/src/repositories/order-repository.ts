@@ -1,5 +1,7 @@
 import type pg from 'pg';
+import type { BatchError } from '@pf/platform/db/batch';
 import { statement } from '@pf/platform/db/statement';
+import type { PgTransaction, Queryable, Read } from '@pf/platform/db/transaction';
 import type { Fulfilment, Order, OrderLine, ShippingMethodChoice, StatusChange } from '../domain/model';
 import type { NewFulfilment } from '../domain/fulfilments';
 import type { ShippingDetails } from '../domain/order-input';
@@ -9,7 +11,10 @@ import type { FulfilmentStatus, OrderStatus } from '../domain/order-state-machin
  * The order tables, in typed raw SQL on pg (the hot path: create, replay, confirm). `Sql` is the
  * pool (reads) or a use case's transaction client. Names are schema-qualified.
  */
-export type Sql = pg.Pool | pg.PoolClient;
+/** A read: the pool or a transaction. */
+export type Sql = Queryable;
+/** A change: a transaction; writes nobody reads the answer of are deferred (sent with the next statement or COMMIT). */
+export type Tx = PgTransaction;
 
 interface OrderRow {
   uuid: string;
@@ -179,15 +184,20 @@ const LOCK_ORDER_NOWAIT = statement('orders', `SELECT 1 FROM orders.orders WHERE
  * Locks the order row for the rest of the transaction and loads the order. `nowait`: a row
  * another transaction holds answers 'locked' at once instead of waiting.
  */
-export async function lockAndLoadOrder(tx: pg.PoolClient, uuid: string, opts: { nowait?: boolean } = {}): Promise<Order | null | 'locked'> {
+export async function lockAndLoadOrder(tx: Tx, uuid: string, opts: { nowait?: boolean } = {}): Promise<Order | null | 'locked'> {
   if (!isUuid(uuid)) return null;
   // Two statements on purpose: a statement that waited for the row lock sees the locked row as
   // committed by the other transaction, but every other table (lines, fulfilments) through the
   // snapshot it took before waiting. The read after the lock takes a fresh snapshot.
   // NOWAIT runs under a savepoint so that finding the row locked leaves the transaction usable.
-  if (opts.nowait) await tx.query('SAVEPOINT lock_order');
+  if (!opts.nowait) {
+    // Lock and read in one round trip: the read is its own statement, run after the lock was taken.
+    const [locked, loaded] = await tx.batch<OrderRow>([LOCK_ORDER([uuid]), LOAD_ORDERS([[uuid]])]);
+    return locked!.rowCount && loaded!.rows[0] ? toOrder(loaded!.rows[0]) : null;
+  }
+  await tx.query('SAVEPOINT lock_order');
   try {
-    const { rowCount } = await tx.query((opts.nowait ? LOCK_ORDER_NOWAIT : LOCK_ORDER)([uuid]));
+    const { rowCount } = await tx.query(LOCK_ORDER_NOWAIT([uuid]));
     if (!rowCount) return null;
   } catch (err) {
     if ((err as { code?: string }).code === '55P03') {
@@ -206,31 +216,35 @@ const LOCK_ORDER_OF_FULFILMENT = statement(
 );
 
 /** The order a fulfilment belongs to, locked. */
-export async function lockOrderOfFulfilment(tx: pg.PoolClient, fulfilmentUuid: string): Promise<Order | null> {
+export async function lockOrderOfFulfilment(tx: Tx, fulfilmentUuid: string): Promise<Order | null> {
   if (!isUuid(fulfilmentUuid)) return null;
   const { rows } = await tx.query<{ uuid: string }>(LOCK_ORDER_OF_FULFILMENT([fulfilmentUuid]));
   return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
 }
 
 const LOCK_ORDER_NUMBER = statement('orders', `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`);
-
-/**
- * Serialises every create and replay of one order number on one channel (rule O2): concurrent
- * identical requests run one after the other, and the later ones find the order the first made.
- */
-export async function lockOrderNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<void> {
-  await tx.query(LOCK_ORDER_NUMBER([`orders:${channelId.length}:${channelId}:${orderNumber}`]));
-}
-
 const LOCK_API_ORDER_BY_NUMBER = statement(
   'orders',
-  `SELECT uuid::text AS uuid FROM orders.orders WHERE channel_id = $1 AND order_number = $2 AND origin = 'api' FOR UPDATE`,
+  `SELECT 1 FROM orders.orders WHERE channel_id = $1 AND order_number = $2 AND origin = 'api' FOR UPDATE`,
 );
+const LOAD_API_ORDER_BY_NUMBER = statement('orders', `${ORDER_SELECT} WHERE o.channel_id = $1 AND o.order_number = $2 AND o.origin = 'api'`);
 
-/** The API order with this number on the channel, locked (lock, then read: see lockAndLoadOrder). */
-export async function lockApiOrderByNumber(tx: pg.PoolClient, channelId: string, orderNumber: string): Promise<Order | null> {
-  const { rows } = await tx.query<{ uuid: string }>(LOCK_API_ORDER_BY_NUMBER([channelId, orderNumber]));
-  return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
+/**
+ * The API order with this number on the channel, locked, or null; either way the number is locked
+ * for the rest of the transaction. The number's lock serialises every create and replay of one
+ * order number on one channel (rule O2): concurrent identical requests run one after the other,
+ * and the later ones find the order the first made. Three statements, one round trip in a
+ * transaction: number lock, row lock, then the read (see lockAndLoadOrder).
+ */
+export function lockApiOrderRead(channelId: string, orderNumber: string): Read<Order | null> {
+  return {
+    statements: [
+      LOCK_ORDER_NUMBER([`orders:${channelId.length}:${channelId}:${orderNumber}`]),
+      LOCK_API_ORDER_BY_NUMBER([channelId, orderNumber]),
+      LOAD_API_ORDER_BY_NUMBER([channelId, orderNumber]),
+    ],
+    answer: ([, locked, loaded]) => (locked!.rowCount && loaded!.rows[0] ? toOrder(loaded!.rows[0] as OrderRow) : null),
+  };
 }
 
 const PRINT_TRAIL_NUMBER_TAKEN = statement(
@@ -282,8 +296,11 @@ function shipValues(d: ShippingDetails | null): (string | null)[] {
   ];
 }
 
-/** Inserts the order row, its lines and its first status change in one statement. */
-export async function insertOrder(tx: Sql, o: Order, created: StatusChange): Promise<void> {
+/**
+ * Inserts the order row, its lines and its first status change in one statement, deferred: a
+ * failure (a taken printTrailOrderNumber) surfaces later in the transaction, through `onError`.
+ */
+export function insertOrder(tx: Tx, o: Order, created: StatusChange, onError?: (err: BatchError) => Error | undefined): void {
   const base = [
     o.uuid,
     o.teamCode,
@@ -305,7 +322,7 @@ export async function insertOrder(tx: Sql, o: Order, created: StatusChange): Pro
     o.version,
   ];
   if (base.length !== ORDER_COLUMNS) throw new Error(`insertOrder: ${base.length} order values for ${ORDER_COLUMNS} columns`);
-  await tx.query(INSERT_ORDER([...base, ...lineArrays(o.lines), created.from, created.to, created.at, created.actor, created.trigger, created.reason]));
+  tx.defer(INSERT_ORDER([...base, ...lineArrays(o.lines), created.from, created.to, created.at, created.actor, created.trigger, created.reason]), onError);
 }
 
 /** The order columns insertOrder writes, in its order: 14 before the shipping columns, 3 after. */
@@ -331,7 +348,7 @@ function lineArrays(lines: readonly OrderLine[]): unknown[] {
 }
 
 /** Writes every order column (the use case changed the order in memory); bumps version and updated_at. */
-export async function updateOrder(tx: Sql, o: Order): Promise<void> {
+export function updateOrder(tx: Tx, o: Order): void {
   const values = [
     o.uuid,
     o.printTrailOrderNumber,
@@ -346,7 +363,7 @@ export async function updateOrder(tx: Sql, o: Order): Promise<void> {
     ...shipValues(o.shippingDetails),
     o.updatedAt,
   ];
-  await tx.query(UPDATE_ORDER(values));
+  tx.defer(UPDATE_ORDER(values));
 }
 
 const UPDATE_ORDER = statement(
@@ -358,10 +375,10 @@ const UPDATE_ORDER = statement(
 );
 
 /** Replaces the order's lines with these. */
-export async function replaceLines(tx: Sql, orderUuid: string, lines: readonly OrderLine[]): Promise<void> {
+export function replaceLines(tx: Tx, orderUuid: string, lines: readonly OrderLine[]): void {
   // Two statements: a DELETE and an INSERT of the same keys in one statement may see each other's rows.
-  await tx.query(DELETE_LINES([orderUuid]));
-  await tx.query(INSERT_LINES([orderUuid, ...lineArrays(lines)]));
+  tx.defer(DELETE_LINES([orderUuid]));
+  tx.defer(INSERT_LINES([orderUuid, ...lineArrays(lines)]));
 }
 
 const DELETE_LINES = statement('orders', `DELETE FROM orders.order_line WHERE order_uuid = $1::uuid`);
@@ -373,10 +390,10 @@ const INSERT_LINES = statement(
 );
 
 /** Inserts draft fulfilments with their lines (one statement). */
-export async function insertFulfilments(tx: Sql, orderUuid: string, fulfilments: readonly NewFulfilment[], at: Date): Promise<void> {
+export function insertFulfilments(tx: Tx, orderUuid: string, fulfilments: readonly NewFulfilment[], at: Date): void {
   if (fulfilments.length === 0) return;
   const lines = fulfilments.flatMap((f) => f.lines.map((l) => ({ f: f.uuid, ...l })));
-  await tx.query(
+  tx.defer(
     INSERT_FULFILMENTS([
       orderUuid,
       fulfilments.map((f) => f.uuid),
@@ -410,8 +427,8 @@ const INSERT_FULFILMENTS = statement(
 const DELETE_FULFILMENTS = statement('orders', `DELETE FROM orders.fulfilment WHERE order_uuid = $1::uuid`);
 
 /** Drops every fulfilment of the order (with lines and tracking). */
-export async function deleteFulfilments(tx: Sql, orderUuid: string): Promise<void> {
-  await tx.query(DELETE_FULFILMENTS([orderUuid]));
+export function deleteFulfilments(tx: Tx, orderUuid: string): void {
+  tx.defer(DELETE_FULFILMENTS([orderUuid]));
 }
 
 const SET_FULFILMENT_STATUSES = statement(
@@ -420,22 +437,22 @@ const SET_FULFILMENT_STATUSES = statement(
      FROM unnest($1::uuid[], $2::text[]) AS c(uuid, status) WHERE f.uuid = c.uuid`,
 );
 
-export async function setFulfilmentStatuses(tx: Sql, changes: readonly { uuid: string; status: FulfilmentStatus }[], at: Date): Promise<void> {
+export function setFulfilmentStatuses(tx: Tx, changes: readonly { uuid: string; status: FulfilmentStatus }[], at: Date): void {
   if (changes.length === 0) return;
-  await tx.query(SET_FULFILMENT_STATUSES([changes.map((c) => c.uuid), changes.map((c) => c.status), at]));
+  tx.defer(SET_FULFILMENT_STATUSES([changes.map((c) => c.uuid), changes.map((c) => c.status), at]));
 }
 
-export async function insertTracking(
-  tx: Sql,
+export function insertTracking(
+  tx: Tx,
   fulfilmentUuid: string,
   details: readonly { carrier: string | null; trackingNumber: string | null; trackingUrl: string | null; methodCode: string | null; methodName: string | null }[],
   at: Date,
-): Promise<void> {
+): void {
   if (details.length === 0) return;
-  await tx.query(
-    `INSERT INTO orders.tracking_detail (fulfilment_uuid, carrier, tracking_number, tracking_url, method_code, method_name, created_at)
+  tx.defer({
+    text: `INSERT INTO orders.tracking_detail (fulfilment_uuid, carrier, tracking_number, tracking_url, method_code, method_name, created_at)
      SELECT $1::uuid, t.*, $7 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t`,
-    [
+    values: [
       fulfilmentUuid,
       details.map((d) => d.carrier),
       details.map((d) => d.trackingNumber),
@@ -444,7 +461,7 @@ export async function insertTracking(
       details.map((d) => d.methodName),
       at,
     ],
-  );
+  });
 }
 
 const INSERT_STATUS_CHANGE = statement(
@@ -453,8 +470,8 @@ const INSERT_STATUS_CHANGE = statement(
    VALUES ($1::uuid, $2, $3, $4, $5, $6, $7)`,
 );
 
-export async function insertStatusChange(tx: Sql, orderUuid: string, change: StatusChange): Promise<void> {
-  await tx.query(INSERT_STATUS_CHANGE([orderUuid, change.from, change.to, change.at, change.actor, change.trigger, change.reason]));
+export function insertStatusChange(tx: Tx, orderUuid: string, change: StatusChange): void {
+  tx.defer(INSERT_STATUS_CHANGE([orderUuid, change.from, change.to, change.at, change.actor, change.trigger, change.reason]));
 }
 
 const SET_TIMER = statement(
@@ -465,14 +482,14 @@ const SET_TIMER = statement(
 );
 
 /** Sets (or replaces) the order's durable timer. */
-export async function setTimer(tx: Sql, orderUuid: string, kind: 'countdown' | 'schedule', dueAt: Date): Promise<void> {
-  await tx.query(SET_TIMER([orderUuid, kind, dueAt]));
+export function setTimer(tx: Tx, orderUuid: string, kind: 'countdown' | 'schedule', dueAt: Date): void {
+  tx.defer(SET_TIMER([orderUuid, kind, dueAt]));
 }
 
 const CLEAR_TIMER = statement('orders', `DELETE FROM orders.order_timer WHERE order_uuid = $1::uuid`);
 
-export async function clearTimer(tx: Sql, orderUuid: string): Promise<void> {
-  await tx.query(CLEAR_TIMER([orderUuid]));
+export function clearTimer(tx: Tx, orderUuid: string): void {
+  tx.defer(CLEAR_TIMER([orderUuid]));
 }
 
 export type { ShippingMethodChoice };

@@ -3,6 +3,7 @@ import type { ShippingMethodFacts } from '../domain/model';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { ProductState, ShippingMethodState } from '@pf/platform/events/catalog';
 import { statement } from '@pf/platform/db/statement';
+import { read, type Read } from '@pf/platform/db/transaction';
 import type { Sql } from './order-repository';
 
 /** The consumer's transaction (Prisma), for the inbox and the read-model upserts. */
@@ -81,9 +82,12 @@ export async function applyChannelState(db: Db, s: ChannelState, at: Date): Prom
 const TEAM_ACTIVE = statement('orders', `SELECT active FROM orders.team WHERE team_code = $1`);
 
 /** The team's activity, or null when its events have not arrived. */
-export async function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
-  const { rows } = await db.query<{ active: boolean }>(TEAM_ACTIVE([teamCode]));
-  return rows[0]?.active ?? null;
+export function teamActiveRead(teamCode: string): Read<boolean | null> {
+  return { statements: [TEAM_ACTIVE([teamCode])], answer: ([r]) => (r!.rows[0] as { active: boolean } | undefined)?.active ?? null };
+}
+
+export function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
+  return read(db, teamActiveRead(teamCode));
 }
 
 const LIVE_PRODUCTS_BY_SKU = statement(
@@ -92,10 +96,16 @@ const LIVE_PRODUCTS_BY_SKU = statement(
 );
 
 /** The team's live products with one of these SKUs, by SKU. */
-export async function liveProductsBySku(db: Sql, teamCode: string, skus: readonly string[]): Promise<Map<string, string>> {
-  if (skus.length === 0) return new Map();
-  const { rows } = await db.query<{ sku: string; uuid: string }>(LIVE_PRODUCTS_BY_SKU([teamCode, [...new Set(skus)]]));
-  return new Map(rows.map((r) => [r.sku, r.uuid]));
+export function liveProductsRead(teamCode: string, skus: readonly string[]): Read<Map<string, string>> {
+  if (skus.length === 0) return { statements: [], answer: () => new Map() };
+  return {
+    statements: [LIVE_PRODUCTS_BY_SKU([teamCode, [...new Set(skus)]])],
+    answer: ([r]) => new Map((r!.rows as { sku: string; uuid: string }[]).map((p) => [p.sku, p.uuid])),
+  };
+}
+
+export function liveProductsBySku(db: Sql, teamCode: string, skus: readonly string[]): Promise<Map<string, string>> {
+  return read(db, liveProductsRead(teamCode, skus));
 }
 
 const SHIPPING_METHODS_OF = statement(
@@ -103,11 +113,34 @@ const SHIPPING_METHODS_OF = statement(
   `SELECT team_code, code, name, active, deleted, country_codes, priority FROM orders.shipping_method WHERE team_code = $1`,
 );
 
-export async function shippingMethodsOf(db: Sql, teamCode: string): Promise<ShippingMethodFacts[]> {
-  const { rows } = await db.query<{ team_code: string; code: string; name: string; active: boolean; deleted: boolean; country_codes: string[]; priority: number }>(
-    SHIPPING_METHODS_OF([teamCode]),
-  );
-  return rows.map((r) => ({ teamCode: r.team_code, code: r.code, name: r.name, active: r.active, deleted: r.deleted, countryCodes: r.country_codes, priority: r.priority }));
+interface ShippingMethodRow {
+  team_code: string;
+  code: string;
+  name: string;
+  active: boolean;
+  deleted: boolean;
+  country_codes: string[];
+  priority: number;
+}
+
+export function shippingMethodsRead(teamCode: string): Read<ShippingMethodFacts[]> {
+  return {
+    statements: [SHIPPING_METHODS_OF([teamCode])],
+    answer: ([r]) =>
+      (r!.rows as ShippingMethodRow[]).map((m) => ({
+        teamCode: m.team_code,
+        code: m.code,
+        name: m.name,
+        active: m.active,
+        deleted: m.deleted,
+        countryCodes: m.country_codes,
+        priority: m.priority,
+      })),
+  };
+}
+
+export function shippingMethodsOf(db: Sql, teamCode: string): Promise<ShippingMethodFacts[]> {
+  return read(db, shippingMethodsRead(teamCode));
 }
 
 export async function findChannel(db: Sql, channelId: string): Promise<{ channelId: string; teamCode: string; channelCode: string; standard: boolean; active: boolean } | null> {

@@ -1,7 +1,7 @@
 import type { FulfillableStatus } from '../domain/order-state-machine';
 import type { StockLine } from '../domain/fulfillability';
 import { statement } from '@pf/platform/db/statement';
-import type { Sql } from './order-repository';
+import type { Sql, Tx } from './order-repository';
 
 /**
  * The stock read model (`orders.stock_figure`), what orders that follow stock need
@@ -95,9 +95,9 @@ export async function recordStockDemand(tx: Sql, orderUuid: string, needs: Reado
 const DROP_STOCK_DEMAND = statement('orders', `DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`);
 
 /** The order no longer follows stock (stock taken, finished): it needs nothing any more. */
-export async function dropStockDemand(tx: Sql, orderUuids: readonly string[]): Promise<void> {
+export function dropStockDemand(tx: Tx, orderUuids: readonly string[]): void {
   if (orderUuids.length === 0) return;
-  await tx.query(DROP_STOCK_DEMAND([orderUuids]));
+  tx.defer(DROP_STOCK_DEMAND([orderUuids]));
 }
 
 /** Which needs of a product a figure change concerns (`needsAffected`). */

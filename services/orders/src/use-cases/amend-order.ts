@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError } from '../adapters/stock-client';
@@ -10,7 +9,7 @@ import { validateLines, type OrderLineInput } from '../domain/order-input';
 import { decide } from '../domain/order-state-machine';
 import { matchSkus } from '../domain/sku-matching';
 import { actorOf, isVisible, orderNotFound, scopeOf } from '../domain/visibility';
-import { deleteFulfilments, insertFulfilments, lockAndLoadOrder, replaceLines } from '../repositories/order-repository';
+import { deleteFulfilments, insertFulfilments, lockAndLoadOrder, replaceLines, type Tx } from '../repositories/order-repository';
 import { liveProductsBySku } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
@@ -125,7 +124,7 @@ export async function amendOrderLines(
 }
 
 /** Whether the caller may see the order, read without waiting for its row lock. */
-async function lockFreeVisibility(tx: pg.PoolClient, uuid: string, scope: ReturnType<typeof scopeOf>): Promise<boolean> {
+async function lockFreeVisibility(tx: Tx, uuid: string, scope: ReturnType<typeof scopeOf>): Promise<boolean> {
   const { rows } = await tx.query<{ team_code: string; channel_id: string; origin: Order['origin'] }>(
     `SELECT team_code, channel_id, origin FROM orders.orders WHERE uuid = $1::uuid`,
     [uuid.toLowerCase()],

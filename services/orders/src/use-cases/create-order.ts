@@ -7,15 +7,9 @@ import { decide } from '../domain/order-state-machine';
 import { replayDecision } from '../domain/replay';
 import { matchSkus } from '../domain/sku-matching';
 import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
-import {
-  insertOrder,
-  lockApiOrderByNumber,
-  lockOrderNumber,
-  printTrailNumberTaken,
-  replaceLines,
-} from '../repositories/order-repository';
+import { insertOrder, lockApiOrderRead, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
 import type { Sql } from '../repositories/order-repository';
-import { findChannel, liveProductsBySku, standardChannelOf, teamActive } from '../repositories/read-model-repository';
+import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, teamActive, teamActiveRead } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { followStock } from './stock-fulfillability';
@@ -57,6 +51,10 @@ async function matchedLines(deps: OrdersDeps, teamCode: string, input: ValidOrde
     teamCode,
     input.lines.map((l) => l.sku),
   );
+  return linesOf(products, input, strict, prefix);
+}
+
+function linesOf(products: ReadonlyMap<string, string>, input: ValidOrderInput, strict: boolean, prefix = ''): OrderLine[] {
   const matched = matchSkus(input.lines, products, strict, prefix);
   if (!matched.ok) throw Problem.validation(matched.violations, 'Some order lines name SKUs the team has no product for.');
   return matched.lines;
@@ -77,12 +75,19 @@ function validated(input: OrderInput, prefix = ''): ValidOrderInput {
 export async function createOrder(deps: OrdersDeps, identity: Identity, input: OrderInput): Promise<Order> {
   const { teamCode, channelId } = requireChannel(identity);
   const wanted = validated(input);
-  await requireActiveTeam(deps.pool, teamCode);
-  const lines = await matchedLines(deps, teamCode, wanted, wanted.strictSkus);
   return inTransaction(deps, async (tx, unit) => {
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' });
-    await lockOrderNumber(tx, channelId, wanted.orderNumber);
-    const existing = await lockApiOrderByNumber(tx, channelId, wanted.orderNumber);
+    // One round trip: the team, the SKUs' products, and the order number locked with its order, if any.
+    const [active, products, existing] = await tx.reads([
+      teamActiveRead(teamCode),
+      liveProductsRead(
+        teamCode,
+        wanted.lines.map((l) => l.sku),
+      ),
+      lockApiOrderRead(channelId, wanted.orderNumber),
+    ]);
+    if (active === false) throw teamInactive(teamCode);
+    const lines = linesOf(products, wanted, wanted.strictSkus);
     if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines });
     const decision = replayDecision(existing);
     if (decision !== 'replace') {
@@ -194,13 +199,11 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
     order.stockHeld = true;
   }
   order.fulfillableStatus = await followStock(tx, order, order.lines, { known: false });
-  try {
-    await insertOrder(tx, order, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null });
-  } catch (err) {
-    // The transaction is lost either way; the conflict is the answer (compensations give holds back).
-    if (uniqueViolation(err) === 'orders_team_code_print_trail_order_number_key') throw printTrailConflict(printTrail, spec.where);
-    throw err;
-  }
+  // Sent with COMMIT. A taken printTrailOrderNumber fails the transaction there; the conflict is
+  // the answer (compensations give holds back).
+  insertOrder(tx, order, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null }, (err) =>
+    uniqueViolation(err) === 'orders_team_code_print_trail_order_number_key' ? printTrailConflict(printTrail, spec.where) : undefined,
+  );
   ctx.unit.events.push(orderEvents.created(order));
   return order;
 }

@@ -3,12 +3,12 @@ import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
 import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
-import { appendToOutbox } from '@pf/platform/outbox/outbox';
-import { pgSql } from '@pf/platform/outbox/sql';
+import { outboxAppend } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import type { StockApi } from '../adapters/stock-client';
 import { ORDERS_SCHEMA } from '../db';
 import type { PrismaClient } from '../generated/prisma/client';
+import type { Tx } from '../repositories/order-repository';
 
 /** What every use case needs. */
 export interface OrdersDeps {
@@ -53,14 +53,16 @@ const ATTEMPTS = 4;
  * taken in other services run (newest first), so a failed change leaves no stock held for it.
  * A transaction that lost a deadlock or serialization race runs again.
  */
-export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>, work: (tx: pg.PoolClient, unit: Unit) => Promise<R>): Promise<R> {
+export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>, work: (tx: Tx, unit: Unit) => Promise<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
     const unit: Unit = { events: [], onRollback: (c) => compensations.push(c) };
     try {
-      return await inPgTransaction(deps.pool, async (client) => {
-        const result = await work(client, unit);
-        await appendToOutbox(pgSql(client), ORDERS_SCHEMA, unit.events);
+      return await inPgTransaction(deps.pool, async (tx) => {
+        const result = await work(tx, unit);
+        // Sent with COMMIT, like the change's other last writes.
+        const append = outboxAppend(ORDERS_SCHEMA, unit.events);
+        if (append) tx.defer(append);
         return result;
       });
     } catch (err) {

@@ -1,10 +1,9 @@
-import type pg from 'pg';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { StockLevelChanged } from '@pf/platform/events/stock';
 import { derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct, needsAffected } from '../domain/fulfillability';
 import type { Order, OrderLine } from '../domain/model';
 import type { FulfillableStatus } from '../domain/order-state-machine';
-import { lockAndLoadOrder, updateOrder, type Sql } from '../repositories/order-repository';
+import { lockAndLoadOrder, updateOrder, type Sql, type Tx } from '../repositories/order-repository';
 import {
   applyStockFigures,
   claimInboxEvents,
@@ -78,7 +77,7 @@ export async function applyStockLevelEvents(deps: StockDeps, events: readonly Ev
 }
 
 /** Derives again the orders these figure changes concern; how many changed status. */
-async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, concerned: Parameters<typeof ordersConcernedBy>[1]): Promise<number> {
+async function deriveAgain(deps: StockDeps, tx: Tx, unit: Unit, concerned: Parameters<typeof ordersConcernedBy>[1]): Promise<number> {
   const orders = await ordersConcernedBy(tx, concerned);
   let changed = 0;
   for (const candidate of orders) {
@@ -113,7 +112,7 @@ async function deriveAgain(deps: StockDeps, tx: pg.PoolClient, unit: Unit, conce
  * yet, nothing to drop).
  */
 export async function followStock(
-  tx: Sql,
+  tx: Tx,
   order: Pick<Order, 'uuid' | 'stockHeld'>,
   lines: readonly OrderLine[],
   opts: { released?: readonly OrderLine[]; known?: boolean } = {},

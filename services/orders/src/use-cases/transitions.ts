@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { StockUnavailableError, type HoldOutcome, type Shortage } from '../adapters/stock-client';
@@ -16,6 +15,7 @@ import {
   setFulfilmentStatuses,
   setTimer,
   updateOrder,
+  type Tx,
 } from '../repositories/order-repository';
 import { shippingMethodsOf } from '../repositories/read-model-repository';
 import { newUuidOf, nowOf, stockUnavailable, type OrdersDeps, type Unit } from './deps';
@@ -30,7 +30,7 @@ export interface ChangeCause {
 
 export interface ChangeContext {
   deps: OrdersDeps;
-  tx: pg.PoolClient;
+  tx: Tx;
   unit: Unit;
   cause: ChangeCause;
   /** Fulfilment status changes made in memory, written (and announced) with the order by saveOrder. */
@@ -46,7 +46,7 @@ interface PendingFulfilmentChange {
   f: Fulfilment;
 }
 
-export function changeContext(deps: OrdersDeps, tx: pg.PoolClient, unit: Unit, cause: ChangeCause): ChangeContext {
+export function changeContext(deps: OrdersDeps, tx: Tx, unit: Unit, cause: ChangeCause): ChangeContext {
   return { deps, tx, unit, cause, pending: [], now: nowOf(deps) };
 }
 

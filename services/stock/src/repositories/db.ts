@@ -1,15 +1,13 @@
 import type pg from 'pg';
 import { prepared } from '@pf/platform/db/statement';
+import type { Queryable, Read } from '@pf/platform/db/transaction';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
 /**
  * What the raw-SQL repositories take: the pool (a read) or a write transaction's client
  * (use-cases/deps.ts changeWithEvents). The SQL names the schema `stock` explicitly.
  */
-export interface Sql {
-  query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>>;
-  query<R extends pg.QueryResultRow>(config: pg.QueryConfig<unknown[]>): Promise<pg.QueryResult<R>>;
-}
+export type Sql = Queryable;
 
 /** What the Prisma repositories take (reads and changes outside the write transactions). */
 export type Db = PrismaClient | Prisma.TransactionClient;
@@ -20,6 +18,11 @@ export type Db = PrismaClient | Prisma.TransactionClient;
  */
 export async function rowsOf<R extends pg.QueryResultRow>(sql: Sql, text: string, values: unknown[] = []): Promise<R[]> {
   return (await sql.query<R>(prepared('stock', text, values))).rows;
+}
+
+/** rowsOf as a read (platform db/transaction `Read`), so a transaction can send it with others. */
+export function readRows<R extends pg.QueryResultRow, T>(text: string, values: unknown[], answer: (rows: R[]) => T): Read<T> {
+  return { statements: [prepared('stock', text, values)], answer: ([r]) => answer(r!.rows as R[]) };
 }
 
 /** The number of rows one statement changed (prepared, as rowsOf). */

@@ -3,9 +3,8 @@ import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { StockLevelChanged } from '@pf/platform/events/stock';
 import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
-import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
-import { appendToOutbox, newEvent } from '@pf/platform/outbox/outbox';
-import { pgSql } from '@pf/platform/outbox/sql';
+import { inPgTransaction, isRetryableConflict, type PgTransaction } from '@pf/platform/db/transaction';
+import { newEvent, outboxAppend } from '@pf/platform/outbox/outbox';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { ProductFacts } from '../domain/model';
 import { figureChanges, type FigureSnapshot } from '../domain/stock-figure';
@@ -27,8 +26,8 @@ export interface StockDeps {
   logger?: Logger;
 }
 
-/** A write transaction's connection (BEGIN issued; changeWithEvents commits or rolls back). */
-export type Tx = pg.PoolClient;
+/** A write transaction (changeWithEvents commits or rolls back). */
+export type Tx = PgTransaction;
 
 export function nowOf(deps: StockDeps): Date {
   return deps.now?.() ?? new Date();
@@ -62,8 +61,10 @@ export async function changeWithEvents<R>(
     try {
       return await inTransaction(deps.pool, timeoutMs, async (tx) => {
         const { result, events } = await work(tx);
-        // However many figures changed (a warehouse disabled: thousands), one statement of four array parameters.
-        await appendToOutbox(pgSql(tx), STOCK_SCHEMA, events);
+        // However many figures changed (a warehouse disabled: thousands), one statement of four array
+        // parameters, sent with COMMIT.
+        const append = outboxAppend(STOCK_SCHEMA, events);
+        if (append) tx.defer(append);
         return result;
       });
     } catch (err) {
@@ -77,8 +78,8 @@ export async function changeWithEvents<R>(
 /** One transaction on one pooled connection: committed when `work` returns in time, else rolled back. */
 async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx) => Promise<R>): Promise<R> {
   const started = Date.now();
-  return inPgTransaction(pool, async (client) => {
-    const result = await work(client);
+  return inPgTransaction(pool, async (tx) => {
+    const result = await work(tx);
     if (Date.now() - started > timeoutMs) throw new Error(`stock transaction ran longer than ${timeoutMs} ms: rolled back`);
     return result;
   });

@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
-import { inPgTransaction } from '@pf/platform/db/transaction';
+import { inPgTransaction, type QueryRows } from '@pf/platform/db/transaction';
 import { pgSql, type RawSql } from '@pf/platform/outbox/sql';
 import { PrismaClient } from '../generated/prisma/client';
 
@@ -24,7 +24,7 @@ export function createQueuePool(databaseUrl: string, max = 8): pg.Pool {
 
 /** A transaction on one pooled connection; also what the platform's inbox needs (`RawSql`). */
 export interface Tx extends RawSql {
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string | pg.QueryConfig, values?: unknown[]): Promise<QueryRows<R>>;
 }
 
 /** Anything that runs a query: the pool (autocommit) or a transaction. */
@@ -32,5 +32,5 @@ export type Queryable = Pick<Tx, 'query'>;
 
 /** Runs `work` in one transaction: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<R>(pool: pg.Pool, work: (tx: Tx) => Promise<R>): Promise<R> {
-  return inPgTransaction(pool, (client) => work({ ...pgSql(client), query: (text, values) => client.query(text as string, values as unknown[]) }));
+  return inPgTransaction(pool, (tx) => work({ ...pgSql(tx), query: (text, values) => tx.query(text as string, values as unknown[]) }));
 }
