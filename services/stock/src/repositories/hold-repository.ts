@@ -3,7 +3,8 @@ import { printOnDemandLocation, warehouseLocation } from '../domain/model';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { outboxChannel } from '@pf/platform/outbox/sql';
 import { outboxInsertSql, outboxValues } from '@pf/platform/outbox/outbox';
-import { changed, rowsOf, type Sql } from './db';
+import { read, type Read } from '@pf/platform/db/transaction';
+import { changed, readRows, rowsOf, type Sql } from './db';
 import { holdDeltaValues, holdDeltasSql } from './stock-repository';
 
 interface HoldRow {
@@ -60,19 +61,29 @@ function toHold(r: HoldRow, podCountryCode: string): StockHold {
  * Serialises every hold change of one order (hold, re-hold, release, reinstate, consume, return)
  * with a transaction-scoped advisory lock on the order uuid. Taken before any row lock, always.
  */
-export async function lockOrder(sql: Sql, orderUuid: string): Promise<void> {
-  await changed(sql, `SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, [orderUuid.toLowerCase()]);
+export function lockOrderRead(orderUuid: string): Read<void> {
+  return readRows(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, [orderUuid.toLowerCase()], () => undefined);
 }
 
-/** The order's holds (all statuses unless `status` is given), by line number then location. */
-export async function holdsOfOrder(sql: Sql, orderUuid: string, podCountryCode: string, status?: HoldStatus): Promise<StockHold[]> {
-  const rows = await rowsOf<HoldRow>(
-    sql,
+export async function lockOrder(sql: Sql, orderUuid: string): Promise<void> {
+  await read(sql, lockOrderRead(orderUuid));
+}
+
+/**
+ * The order's holds (all statuses unless `status` is given), by line number then location. After
+ * lockOrderRead in the same round trip it reads them under the order's lock (its own snapshot).
+ */
+export function holdsOfOrderRead(orderUuid: string, podCountryCode: string, status?: HoldStatus): Read<StockHold[]> {
+  return readRows<HoldRow, StockHold[]>(
     `${HOLD_SELECT} WHERE h.order_uuid = $1::uuid ${status ? 'AND h.status = $2' : ''}
       ORDER BY h.line_number, h.warehouse_id NULLS LAST, h.id`,
     status ? [orderUuid, status] : [orderUuid],
+    (rows) => rows.map((r) => toHold(r, podCountryCode)),
   );
-  return rows.map((r) => toHold(r, podCountryCode));
+}
+
+export function holdsOfOrder(sql: Sql, orderUuid: string, podCountryCode: string, status?: HoldStatus): Promise<StockHold[]> {
+  return read(sql, holdsOfOrderRead(orderUuid, podCountryCode, status));
 }
 
 /** What holding stock for an order writes: holds released and placed, `held` moved per (product, warehouse). */

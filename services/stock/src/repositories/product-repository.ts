@@ -1,7 +1,8 @@
 import type { ActiveState, ProductState } from '@pf/platform/events/catalog';
 import type { ProductFacts } from '../domain/model';
 import type { RawSql } from '@pf/platform/outbox/sql';
-import { rowsOf, type Sql } from './db';
+import { read, type Read } from '@pf/platform/db/transaction';
+import { readRows, rowsOf, type Sql } from './db';
 
 interface ProductRow {
   uuid: string;
@@ -87,10 +88,15 @@ export async function findProducts(sql: Sql, uuids: readonly string[]): Promise<
  * produced, and the fixed order means two transactions never wait for each other in a cycle.
  * FOR NO KEY UPDATE: it does not block the foreign-key checks of rows referencing the product.
  */
-export async function lockProducts(sql: Sql, uuids: readonly string[]): Promise<ProductFacts[]> {
-  if (uuids.length === 0) return [];
-  const rows = await rowsOf<ProductRow>(sql, `SELECT ${COLUMNS} FROM stock.product WHERE uuid = ANY($1::uuid[]) ORDER BY uuid FOR NO KEY UPDATE`, [
-    [...new Set(uuids)],
-  ]);
-  return rows.map(toFacts);
+export function lockProductsRead(uuids: readonly string[]): Read<ProductFacts[]> {
+  if (uuids.length === 0) return { statements: [], answer: () => [] };
+  return readRows<ProductRow, ProductFacts[]>(
+    `SELECT ${COLUMNS} FROM stock.product WHERE uuid = ANY($1::uuid[]) ORDER BY uuid FOR NO KEY UPDATE`,
+    [[...new Set(uuids)]],
+    (rows) => rows.map(toFacts),
+  );
+}
+
+export function lockProducts(sql: Sql, uuids: readonly string[]): Promise<ProductFacts[]> {
+  return read(sql, lockProductsRead(uuids));
 }

@@ -1,6 +1,7 @@
 import type { StockAdjustment, StockLevelRow, Warehouse, WarehouseStock } from '../domain/model';
 import { POD_SENTINEL } from '../domain/stock-figure';
-import { changed, rowsOf, type Db, type Sql } from './db';
+import { read, type Read } from '@pf/platform/db/transaction';
+import { changed, readRows, rowsOf, type Db, type Sql } from './db';
 
 interface LevelRow {
   product_uuid: string;
@@ -37,10 +38,17 @@ const LEVEL_SELECT = `
     FROM stock.stock_level s JOIN stock.warehouse w ON w.id = s.warehouse_id`;
 
 /** Every warehouse's stock of the products (enabled or not), by product then warehouse code. */
-export async function levelsOf(sql: Sql, productUuids: readonly string[]): Promise<WarehouseStock[]> {
-  if (productUuids.length === 0) return [];
-  const rows = await rowsOf<LevelRow>(sql, `${LEVEL_SELECT} WHERE s.product_uuid = ANY($1::uuid[]) ORDER BY s.product_uuid, w.code`, [[...productUuids]]);
-  return rows.map(toWarehouseStock);
+export function levelsRead(productUuids: readonly string[]): Read<WarehouseStock[]> {
+  if (productUuids.length === 0) return { statements: [], answer: () => [] };
+  return readRows<LevelRow, WarehouseStock[]>(
+    `${LEVEL_SELECT} WHERE s.product_uuid = ANY($1::uuid[]) ORDER BY s.product_uuid, w.code`,
+    [[...productUuids]],
+    (rows) => rows.map(toWarehouseStock),
+  );
+}
+
+export function levelsOf(sql: Sql, productUuids: readonly string[]): Promise<WarehouseStock[]> {
+  return read(sql, levelsRead(productUuids));
 }
 
 export async function findLevel(sql: Sql, productUuid: string, warehouseId: string): Promise<WarehouseStock | null> {

@@ -19,9 +19,9 @@ import {
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
 import { holdLinesViolations, uuidViolations, type HoldLineInput } from '../domain/validation';
-import { holdsOfOrder, lockOrder, moveHolds, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
-import { lockProducts } from '../repositories/product-repository';
-import { applyHoldDeltas, insertAdjustment, levelsOf } from '../repositories/stock-repository';
+import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
+import { lockProductsRead } from '../repositories/product-repository';
+import { applyHoldDeltas, insertAdjustment, levelsRead } from '../repositories/stock-repository';
 import { actorOf, changeWithEvents, nowOf, stockLevelEvents, type StockDeps, type Tx } from './deps';
 
 export interface HoldStockInput {
@@ -66,12 +66,14 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
   const lines = input.lines.map((l) => ({ ...l, productUuid: l.productUuid.toLowerCase() }));
 
   return changeWithEvents<HoldResult>(deps, async (tx) => {
-    await lockOrder(tx, orderUuid);
-    const existing = await holdsOfOrder(tx, orderUuid, deps.podCountryCode, 'placed');
+    // The order's lock, then its holds read under it: one round trip.
+    const [, existing] = await tx.reads([lockOrderRead(orderUuid), holdsOfOrderRead(orderUuid, deps.podCountryCode, 'placed')]);
     if (existing.some((h) => h.teamCode !== input.teamCode)) {
       throw new Problem('conflict', { detail: `Order ${orderUuid} holds stock of another team.` });
     }
-    const products = await lockProducts(tx, [...lines.map((l) => l.productUuid), ...existing.map((h) => h.productUuid)]);
+    // The products locked, then their levels read under the locks: one round trip.
+    const involved = [...new Set([...lines.map((l) => l.productUuid), ...existing.map((h) => h.productUuid)])];
+    const [products, levels] = await tx.reads([lockProductsRead(involved), levelsRead(involved)]);
     const byUuid = new Map(products.map((p) => [p.uuid, p]));
     const unknown = lines.flatMap((l, i) =>
       byUuid.get(l.productUuid)?.teamCode === input.teamCode
@@ -80,10 +82,6 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     );
     if (unknown.length > 0) throw Problem.validation(unknown);
 
-    const levels = await levelsOf(
-      tx,
-      products.map((p) => p.uuid),
-    );
     const before = snapshots(products, levels, new Map());
     // What each enabled warehouse could sell if this order's own holds were given back first.
     const ownHeld = new Map<string, number>();
@@ -302,17 +300,11 @@ async function lockOrderHolds(
   status: StockHold['status'] | null,
   select: (holds: StockHold[]) => StockHold[],
 ): Promise<{ holds: StockHold[]; products: ProductFacts[]; levels: WarehouseStock[]; before: FigureSnapshot[] } | null> {
-  await lockOrder(tx, order);
-  const holds = select(await holdsOfOrder(tx, order, deps.podCountryCode, status ?? undefined));
+  const [, all] = await tx.reads([lockOrderRead(order), holdsOfOrderRead(order, deps.podCountryCode, status ?? undefined)]);
+  const holds = select(all);
   if (holds.length === 0) return null;
-  const products = await lockProducts(
-    tx,
-    holds.map((h) => h.productUuid),
-  );
-  const levels = await levelsOf(
-    tx,
-    products.map((p) => p.uuid),
-  );
+  const involved = [...new Set(holds.map((h) => h.productUuid))];
+  const [products, levels] = await tx.reads([lockProductsRead(involved), levelsRead(involved)]);
   return { holds, products, levels, before: snapshots(products, levels, new Map()) };
 }
 
