@@ -163,6 +163,26 @@ describe('outbox relay (real Postgres and Kafka)', () => {
     await eventually(async () => ((await view(code)) ? true : undefined), 10_000);
   });
 
+  it('lingers after a notified commit, so the commits of that time leave as one batch', async () => {
+    const codes = Array.from({ length: 4 }, () => `l${uniqueSuffix()}`);
+    const batches: number[] = [];
+    const countingBus: EventBus = {
+      publish: async (batch) => {
+        if (batch.some((e) => codes.includes(e.event.aggregateId))) batches.push(batch.length);
+        await producerBus.publish(batch);
+      },
+      subscribe: (o) => producerBus.subscribe(o),
+      close: async () => undefined,
+    };
+    const relay = new OutboxRelay({ pool, schema: 't', bus: countingBus, logger, pollIntervalMs: 600_000, lingerMs: 1_000 });
+    relays.push(relay);
+    await relay.start();
+    // Four transactions, well within the linger that the first one's notification started.
+    for (const code of codes) await renameTeam(code, 0);
+    await eventually(async () => ((await view(codes[3]!)) ? true : undefined), 10_000);
+    expect(batches).toEqual([4]);
+  });
+
   it('does not miss a commit notified while it was busy publishing', async () => {
     const first = `b${uniqueSuffix()}`;
     const second = `b${uniqueSuffix()}`;

@@ -25,7 +25,7 @@ export interface SubgraphServiceOptions<C extends SubgraphContext> {
   /** Closed last, e.g. the service's Prisma client. */
   onStop?: () => Promise<void>;
   introspection?: boolean;
-  relay?: { batchSize?: number; pollIntervalMs?: number };
+  relay?: { batchSize?: number; pollIntervalMs?: number; lingerMs?: number };
 }
 
 /**

@@ -190,11 +190,7 @@ export async function lockAndLoadOrder(tx: Tx, uuid: string, opts: { nowait?: bo
   // committed by the other transaction, but every other table (lines, fulfilments) through the
   // snapshot it took before waiting. The read after the lock takes a fresh snapshot.
   // NOWAIT runs under a savepoint so that finding the row locked leaves the transaction usable.
-  if (!opts.nowait) {
-    // Lock and read in one round trip: the read is its own statement, run after the lock was taken.
-    const [locked, loaded] = await tx.batch<OrderRow>([LOCK_ORDER([uuid]), LOAD_ORDERS([[uuid]])]);
-    return locked!.rowCount && loaded!.rows[0] ? toOrder(loaded!.rows[0]) : null;
-  }
+  if (!opts.nowait) return (await tx.reads([lockAndLoadRead(uuid)]))[0];
   await tx.query('SAVEPOINT lock_order');
   try {
     const { rowCount } = await tx.query(LOCK_ORDER_NOWAIT([uuid]));
@@ -207,6 +203,15 @@ export async function lockAndLoadOrder(tx: Tx, uuid: string, opts: { nowait?: bo
     throw err;
   }
   return loadOrder(tx, uuid);
+}
+
+/** lockAndLoadOrder as a read (waiting for the lock): lock, then read, one round trip in a transaction. */
+export function lockAndLoadRead(uuid: string): Read<Order | null> {
+  if (!isUuid(uuid)) return { statements: [], answer: () => null };
+  return {
+    statements: [LOCK_ORDER([uuid]), LOAD_ORDERS([[uuid]])],
+    answer: ([locked, loaded]) => (locked!.rowCount && loaded!.rows[0] ? toOrder(loaded!.rows[0] as OrderRow) : null),
+  };
 }
 
 const LOCK_ORDER_OF_FULFILMENT = statement(

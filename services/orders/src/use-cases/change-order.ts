@@ -4,10 +4,12 @@ import type { Order } from '../domain/model';
 import { parseInstant } from '../domain/order-input';
 import { decide, FULFILLABLE_STATUSES, isFinished, type FulfillableStatus, type OrderState, type OrderTrigger } from '../domain/order-state-machine';
 import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
-import { lockAndLoadOrder, updateOrder } from '../repositories/order-repository';
+import type { Read } from '@pf/platform/db/transaction';
+import { lockAndLoadRead, updateOrder } from '../repositories/order-repository';
+import { shippingMethodsRead, teamActiveRead } from '../repositories/read-model-repository';
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
-import { requireActiveTeam } from './create-order';
+import { requireActiveTeam, teamInactive } from './create-order';
 import { afterStockMove } from './stock-fulfillability';
 import { applyMove, changeContext, type ChangeContext } from './transitions';
 
@@ -30,15 +32,25 @@ export async function changeVisibleOrder<R>(
   uuid: string,
   trigger: string,
   work: (ctx: ChangeContext, order: Order) => Promise<R>,
-  opts: { reason?: string | null } = {},
+  opts: { reason?: string | null; readTeam?: boolean } = {},
 ): Promise<R> {
   const scope = scopeOf(identity);
+  // `readTeam`: the caller's team (activity, shipping methods) read in the same round trip as the order.
+  const teamCode = opts.readTeam && scope.kind !== 'all' ? scope.teamCode : null;
   return inTransaction(deps, async (tx, unit) => {
-    const order = await lockAndLoadOrder(tx, uuid.toLowerCase());
-    if (order === null || order === 'locked' || !isVisible(scope, order)) throw orderNotFound();
-    return work(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger, reason: opts.reason ?? null }), order);
+    const [order, active, shippingMethods] = await tx.reads([
+      lockAndLoadRead(uuid.toLowerCase()),
+      teamCode ? teamActiveRead(teamCode) : NOTHING,
+      teamCode ? shippingMethodsRead(teamCode) : NOTHING,
+    ]);
+    if (order === null || !isVisible(scope, order)) throw orderNotFound();
+    const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger, reason: opts.reason ?? null });
+    if (teamCode) ctx.team = { code: teamCode, active: active ?? null, shippingMethods: shippingMethods ?? [] };
+    return work(ctx, order);
   });
 }
+
+const NOTHING: Read<undefined> = { statements: [], answer: () => undefined };
 
 /**
  * `PUT .../confirm`: a draft is confirmed (fulfilments built, stock held, queued or scheduled);
@@ -49,10 +61,12 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
   return changeVisibleOrder(deps, identity, uuid, 'confirm', async (ctx, order) => {
     const decision = decide(stateOf(order), 'confirm', { now: ctx.now, scheduledAt: order.scheduledAt });
     if (decision.kind === 'unchanged') return order;
-    await requireActiveTeam(ctx.tx, order.teamCode);
+    if (ctx.team?.code === order.teamCode) {
+      if (ctx.team.active === false) throw teamInactive(order.teamCode);
+    } else await requireActiveTeam(ctx.tx, order.teamCode);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
     return afterStockMove(ctx, order, await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null }));
-  });
+  }, { readTeam: true });
 }
 
 /** `PUT .../cancel`, `DELETE /orders/{uuid}`: while nothing is dispatched; holds released; confirmedAt kept. Any team state. */
