@@ -10,7 +10,13 @@ describe('stock service process', () => {
     jwt,
     migrations: {
       schema: 'stock',
-      all: ['platform/0001_outbox_inbox.sql', 'service/0001_stock.sql', 'service/0002_stock_level_figure_index.sql', 'service/0003_hold_returns.sql'],
+      all: [
+        'platform/0001_outbox_inbox.sql',
+        'service/0001_stock.sql',
+        'service/0002_stock_level_figure_index.sql',
+        'service/0003_hold_returns.sql',
+        'service/0004_expect_count.sql',
+      ],
       prismaSchemaPath: path.resolve(__dirname, '../prisma/schema.prisma'),
     },
   });

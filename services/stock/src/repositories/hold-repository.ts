@@ -3,7 +3,8 @@ import { printOnDemandLocation, warehouseLocation } from '../domain/model';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { outboxChannel } from '@pf/platform/outbox/sql';
 import { outboxInsertSql, outboxValues } from '@pf/platform/outbox/outbox';
-import { read, type Read } from '@pf/platform/db/transaction';
+import { read, type PgTransaction, type Read } from '@pf/platform/db/transaction';
+import { prepared } from '@pf/platform/db/statement';
 import { changed, readRows, rowsOf, type Sql } from './db';
 import { holdDeltaValues, holdDeltasSql } from './stock-repository';
 
@@ -111,18 +112,21 @@ const WRITE_HOLD_CHANGE = `
                 AS d(team_code, order_uuid, line_number, product_uuid, warehouse_id, quantity)
          RETURNING 1),
        appended AS (${outboxInsertSql('stock', 13)} RETURNING 1)
-  SELECT (SELECT count(*) FROM released)::int AS released, (SELECT count(*) FROM levels)::int AS levels,
-         (SELECT count(*) FROM placed)::int AS placed,
+  SELECT stock.expect_count('writeHoldChange: holds released', (SELECT count(*) FROM released), $18),
+         stock.expect_count('writeHoldChange: stock rows updated', (SELECT count(*) FROM levels), $19),
+         stock.expect_count('writeHoldChange: holds placed', (SELECT count(*) FROM placed), $20),
          (SELECT pg_notify($17, '') WHERE cardinality($13::uuid[]) > 0) AS notified`;
 
 /**
- * Writes a hold change and its events in ONE statement: the rows of the products it changes are
- * locked from the read of their levels to the commit, so every round trip saved there is saved
- * for every order waiting on those products. Counts are checked as the single-purpose writes do.
+ * Writes a hold change and its events in ONE statement, sent with COMMIT: the rows of the
+ * products it changes are locked from the read of their levels to the commit, so every round trip
+ * saved there is saved for every order waiting on those products. The statement checks its own
+ * counts (stock.expect_count, migration 0004), as the single-purpose writes do, so a wrong count
+ * fails the transaction before COMMIT.
  */
-export async function writeHoldChange(sql: Sql, change: HoldChange, events: readonly OutgoingEvent[]): Promise<void> {
+export function writeHoldChange(tx: PgTransaction, change: HoldChange, events: readonly OutgoingEvent[]): void {
   const { placed, deltas } = change;
-  const [row] = await rowsOf<{ released: number; levels: number; placed: number }>(sql, WRITE_HOLD_CHANGE, [
+  tx.defer(prepared('stock', WRITE_HOLD_CHANGE, [
     change.at,
     [...change.releasedIds],
     ...holdDeltaValues(deltas),
@@ -134,10 +138,10 @@ export async function writeHoldChange(sql: Sql, change: HoldChange, events: read
     placed.map((h) => h.quantity),
     ...outboxValues(events),
     outboxChannel('stock'),
-  ]);
-  if (row!.released !== change.releasedIds.length) throw new Error(`writeHoldChange: ${row!.released} of ${change.releasedIds.length} holds were placed`);
-  if (row!.levels !== deltas.length) throw new Error(`writeHoldChange: ${row!.levels} of ${deltas.length} stock rows updated`);
-  if (row!.placed !== placed.length) throw new Error(`writeHoldChange: ${row!.placed} of ${placed.length} holds placed`);
+    change.releasedIds.length,
+    deltas.length,
+    placed.length,
+  ]));
 }
 
 /** Moves placed holds to released; the ids must be placed holds of a locked order. */

@@ -133,8 +133,8 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     const at = nowOf(deps);
     const after = snapshots(products, levels, deltas);
     const events = stockLevelEvents(before, after, at);
-    // The change and its events in one statement (the products stay locked until the commit).
-    await writeHoldChange(
+    // The change and its events in one statement, sent with COMMIT (the products stay locked until then).
+    writeHoldChange(
       tx,
       { releasedIds: released.map((h) => h.id), placed, deltas: [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse), at },
       events,
