@@ -46,6 +46,14 @@ export async function createTestDatabase(
       const c = new pg.Client({ connectionString: testInfra.postgresAdminUrl });
       await c.connect();
       try {
+        // pg-pool's end() resolves before its connections have closed; a forced drop meanwhile
+        // terminates backends whose clients are still closing, and those report it as an error
+        // nobody listens to any more. Wait (briefly) for them to go; force the rest.
+        for (let i = 0; i < 40; i++) {
+          const { rows } = await c.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+          if (rows[0]!.n === 0) break;
+          await new Promise((r) => setTimeout(r, 50));
+        }
         await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await c.end();
