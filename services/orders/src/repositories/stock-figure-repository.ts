@@ -1,6 +1,7 @@
 import type { FulfillableStatus } from '../domain/order-state-machine';
 import type { StockLine } from '../domain/fulfillability';
 import { statement } from '@pf/platform/db/statement';
+import type { Read } from '@pf/platform/db/transaction';
 import type { Sql, Tx } from './order-repository';
 
 /**
@@ -90,6 +91,37 @@ export async function recordStockDemand(tx: Sql, orderUuid: string, needs: Reado
   const products = [...needs.keys()];
   const { rows } = await tx.query<{ product_uuid: string; stock: number }>(RECORD_STOCK_DEMAND([orderUuid, products, products.map((p) => needs.get(p)!)]));
   return new Map(rows.map((r) => [r.product_uuid, r.stock]));
+}
+
+const WRITE_STOCK_DEMAND = statement(
+  'orders',
+  `INSERT INTO orders.stock_demand (order_uuid, product_uuid, needed)
+   SELECT $1::uuid, d.product_uuid, d.needed FROM unnest($2::uuid[], $3::int[]) AS d(product_uuid, needed)`,
+);
+
+/**
+ * What a new order needs of each product, deferred (it has no rows yet, so nothing to replace):
+ * its figures were read with the order's first round trip (figuresBySkuRead).
+ */
+export function writeNewStockDemand(tx: Tx, orderUuid: string, needs: ReadonlyMap<string, number>): void {
+  if (needs.size === 0) return;
+  const products = [...needs.keys()];
+  tx.defer(WRITE_STOCK_DEMAND([orderUuid, products, products.map((p) => needs.get(p)!)]));
+}
+
+const FIGURES_BY_SKU = statement(
+  'orders',
+  `SELECT f.product_uuid::text AS product_uuid, f.stock FROM orders.product p JOIN orders.stock_figure f ON f.product_uuid = p.uuid
+    WHERE p.team_code = $1 AND p.sku = ANY($2::text[]) AND NOT p.deleted`,
+);
+
+/** The known figures of the team's live products with these SKUs, by product uuid. */
+export function figuresBySkuRead(teamCode: string, skus: readonly string[]): Read<Map<string, number>> {
+  if (skus.length === 0) return { statements: [], answer: () => new Map() };
+  return {
+    statements: [FIGURES_BY_SKU([teamCode, [...new Set(skus)]])],
+    answer: ([r]) => new Map((r!.rows as { product_uuid: string; stock: number }[]).map((f) => [f.product_uuid, f.stock])),
+  };
 }
 
 const DROP_STOCK_DEMAND = statement('orders', `DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`);

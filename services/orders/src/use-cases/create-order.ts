@@ -13,6 +13,7 @@ import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, te
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { followStock } from './stock-fulfillability';
+import { figuresBySkuRead } from '../repositories/stock-figure-repository';
 import { applyMove, changeContext, holdLines, releaseHolds, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
 
 /** Imported in one call at most (all or none). */
@@ -78,17 +79,16 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
   return inTransaction(deps, async (tx, unit) => {
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' });
     // One round trip: the team, the SKUs' products, and the order number locked with its order, if any.
-    const [active, products, existing] = await tx.reads([
+    const skus = wanted.lines.map((l) => l.sku);
+    const [active, products, figures, existing] = await tx.reads([
       teamActiveRead(teamCode),
-      liveProductsRead(
-        teamCode,
-        wanted.lines.map((l) => l.sku),
-      ),
+      liveProductsRead(teamCode, skus),
+      figuresBySkuRead(teamCode, skus),
       lockApiOrderRead(channelId, wanted.orderNumber),
     ]);
     if (active === false) throw teamInactive(teamCode);
     const lines = linesOf(products, wanted, wanted.strictSkus);
-    if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines });
+    if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines, figures });
     const decision = replayDecision(existing);
     if (decision !== 'replace') {
       const detail =
@@ -159,6 +159,8 @@ interface NewOrderSpec {
   lines: OrderLine[];
   /** How a taken printTrailOrderNumber is named in the conflict. */
   where?: string;
+  /** The known stock figures of the lines' products, when read already (see followStock). */
+  figures?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -198,7 +200,7 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
     restoreHolds(ctx, order);
     order.stockHeld = true;
   }
-  order.fulfillableStatus = await followStock(tx, order, order.lines, { known: false });
+  order.fulfillableStatus = await followStock(tx, order, order.lines, { known: false, figures: spec.figures });
   // Sent with COMMIT. A taken printTrailOrderNumber fails the transaction there; the conflict is
   // the answer (compensations give holds back).
   insertOrder(tx, order, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null }, (err) =>

@@ -10,6 +10,7 @@ import {
   dropStockDemand,
   ordersConcernedBy,
   recordStockDemand,
+  writeNewStockDemand,
   type StockFigureState,
 } from '../repositories/stock-figure-repository';
 import { inTransaction, nowOf, type OrdersDeps, type Unit } from './deps';
@@ -109,21 +110,27 @@ async function deriveAgain(deps: StockDeps, tx: Tx, unit: Unit, concerned: Param
  * gave back (a replay without reserve of a reserved draft); the read model has not seen that
  * release yet, so their quantities are added to the figures (the release's own events correct
  * any difference when they arrive). `known`: false for an order being created (nothing recorded
- * yet, nothing to drop).
+ * yet, nothing to drop). `figures`: for an order being created, the known figures of its products
+ * as read with the change's first round trip (figuresBySkuRead); its needs are then written with
+ * COMMIT instead of in a round trip of their own.
  */
 export async function followStock(
   tx: Tx,
   order: Pick<Order, 'uuid' | 'stockHeld'>,
   lines: readonly OrderLine[],
-  opts: { released?: readonly OrderLine[]; known?: boolean } = {},
+  opts: { released?: readonly OrderLine[]; known?: boolean; figures?: ReadonlyMap<string, number> } = {},
 ): Promise<FulfillableStatus> {
   if (order.stockHeld) {
-    if (opts.known !== false) await dropStockDemand(tx, [order.uuid]);
+    if (opts.known !== false) dropStockDemand(tx, [order.uuid]);
     return 'fulfillable';
   }
   const needs = neededPerProduct(lines);
   if (needs.size === 0 && opts.known === false) return 'fulfillable';
-  const figures = await recordStockDemand(tx, order.uuid, needs);
+  let figures: Map<string, number>;
+  if (opts.known === false && opts.figures) {
+    writeNewStockDemand(tx, order.uuid, needs);
+    figures = new Map([...needs.keys()].flatMap((p) => (opts.figures!.has(p) ? [[p, opts.figures!.get(p)!] as const] : [])));
+  } else figures = await recordStockDemand(tx, order.uuid, needs);
   for (const [product, quantity] of neededPerProduct(opts.released ?? [])) {
     const figure = figures.get(product);
     if (figure !== undefined) figures.set(product, figure + quantity);
