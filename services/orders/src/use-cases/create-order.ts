@@ -10,10 +10,10 @@ import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
 import { insertOrder, lockApiOrderRead, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
 import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, teamActive, teamActiveRead } from '../repositories/read-model-repository';
+import { figuresBySkuRead } from '../repositories/stock-figure-repository';
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { followStock } from './stock-fulfillability';
-import { figuresBySkuRead } from '../repositories/stock-figure-repository';
 import { applyMove, changeContext, holdLines, releaseHolds, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
 
 /** Imported in one call at most (all or none). */

@@ -66,10 +66,6 @@ export function lockOrderRead(orderUuid: string): Read<void> {
   return readRows(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))::text`, [orderUuid.toLowerCase()], () => undefined);
 }
 
-export async function lockOrder(sql: Sql, orderUuid: string): Promise<void> {
-  await read(sql, lockOrderRead(orderUuid));
-}
-
 /**
  * The order's holds (all statuses unless `status` is given), by line number then location. After
  * lockOrderRead in the same round trip it reads them under the order's lock (its own snapshot).
