@@ -71,6 +71,7 @@ class Batch {
   private parsers: Parser[] = [];
   private rows: Record<string, unknown>[] = [];
   private index = 0;
+  private answered = false;
   private connection: PgConnection | null = null;
   /** Statements parsed by this batch, by index: confirmed on success, forgotten from the failure on. */
   private readonly parsedHere = new Map<number, [string, string]>();
@@ -144,14 +145,22 @@ class Batch {
 
   handleError(err: BatchError): void {
     // pg forgets the active query on an error: this is the batch's last call (its Sync's answer goes nowhere).
+    if (this.answered) return;
     if (this.index < this.statements.length) err.batchIndex = this.index;
     this.remember(this.index);
-    this.callback?.(err);
+    this.answer(err);
   }
 
   handleReadyForQuery(): void {
+    if (this.answered) return;
     this.remember(this.statements.length);
-    this.callback?.(null, this.results);
+    this.answer(null, this.results);
+  }
+
+  /** Once: a read time-out (query_timeout) can fail the batch before Postgres answers it. */
+  private answer(err: Error | null, results?: BatchResult[]): void {
+    this.answered = true;
+    this.callback?.(err, results);
   }
 
   private finishStatement(command: string, rowCount: number): void {
