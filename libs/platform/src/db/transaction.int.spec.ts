@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../testing/infra';
-import { inPgTransaction, PgTransaction } from './transaction';
+import { inPgTransaction, noRead, rowsRead } from './transaction';
 
 describe('inPgTransaction (real Postgres)', () => {
   let db: TestDatabase;
@@ -78,21 +78,23 @@ describe('inPgTransaction (real Postgres)', () => {
   });
 
   it('a transaction that sent nothing sends nothing at all, not even BEGIN', async () => {
-    let tx: PgTransaction | undefined;
-    await inPgTransaction(pool, async (t) => {
-      tx = t;
+    let sent: jest.SpyInstance | undefined;
+    await inPgTransaction(pool, async (tx) => {
+      sent = jest.spyOn(tx.client, 'query');
     });
-    expect(tx!.started).toBe(false);
+    // Nothing after the work either: no BEGIN, no COMMIT.
+    expect(sent!).not.toHaveBeenCalled();
+    sent!.mockRestore();
   });
 
-  it('batch answers each statement, and a later query in the transaction still works', async () => {
+  it('reads answer each in one round trip, and a later query in the transaction still works', async () => {
     await inPgTransaction(pool, async (tx) => {
-      const [a, b] = await tx.batch<{ x: number }>([
-        { text: 'SELECT $1::int AS x', values: [5] },
-        { text: 'SELECT x FROM generate_series(1, 3) AS x' },
+      const [x, xs, none] = await tx.reads([
+        rowsRead({ text: 'SELECT $1::int AS x', values: [5] }, (rows: { x: number }[]) => rows[0]!.x),
+        rowsRead({ text: 'SELECT x FROM generate_series(1, 3) AS x' }, (rows: { x: number }[]) => rows.map((r) => r.x)),
+        noRead('nothing to look up'),
       ]);
-      expect(a!.rows).toEqual([{ x: 5 }]);
-      expect(b!.rows.map((r) => r.x)).toEqual([1, 2, 3]);
+      expect([x, xs, none]).toEqual([5, [1, 2, 3], 'nothing to look up']);
       expect((await tx.query<{ y: string }>('SELECT $1::text AS y', ['z'])).rows).toEqual([{ y: 'z' }]);
     });
   });

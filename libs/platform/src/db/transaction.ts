@@ -23,6 +23,17 @@ export interface Read<T> {
   answer(results: readonly QueryRows<any>[]): T;
 }
 
+/** A read of one statement, answered from its rows. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed by the caller
+export function rowsRead<T, R = any>(statement: BatchStatement, answer: (rows: R[]) => T): Read<T> {
+  return { statements: [statement], answer: ([r]) => answer(r!.rows as R[]) };
+}
+
+/** A read that needs no statement (e.g. nothing to look up): answers `value`. */
+export function noRead<T>(value: T): Read<T> {
+  return { statements: [], answer: () => value };
+}
+
 /** Runs one read on a pool or in a transaction (its statements one after the other). */
 export async function read<T>(db: Queryable, r: Read<T>): Promise<T> {
   if (db instanceof PgTransaction) return (await db.reads([r]))[0] as T;
@@ -65,12 +76,6 @@ export class PgTransaction implements Queryable {
     return result as QueryRows<R>;
   }
 
-  /** Runs these statements (after anything deferred) in one round trip; answers each one's result. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's own default row type
-  batch<R extends pg.QueryResultRow = any>(statements: readonly BatchStatement[]): Promise<QueryRows<R>[]> {
-    return this.send(statements) as Promise<QueryRows<R>[]>;
-  }
-
   /** Runs these reads (after anything deferred) in one round trip, in order; answers each. */
   async reads<T extends readonly unknown[]>(reads: { readonly [K in keyof T]: Read<T[K]> }): Promise<T> {
     const all = reads as readonly Read<unknown>[];
@@ -86,11 +91,6 @@ export class PgTransaction implements Queryable {
   defer(statement: BatchStatement, onError?: Deferred['onError']): void {
     if (this.finished) throw new Error('defer after the transaction ended');
     this.deferred.push({ statement, onError });
-  }
-
-  /** Whether anything has been sent (a transaction that sent nothing has nothing to roll back). */
-  get started(): boolean {
-    return this.begun;
   }
 
   async commit(): Promise<void> {

@@ -1,4 +1,5 @@
 import type { OutgoingEvent } from '../bus/bus';
+import type { PgTransaction } from '../db/transaction';
 import type { EventDefinition, EventEnvelope } from '../events/envelope';
 import { outboxChannel, quoteSchema, type RawSql } from './sql';
 
@@ -11,13 +12,18 @@ export async function appendToOutbox(tx: RawSql, schema: string, events: Outgoin
   if (append) await tx.$executeRawUnsafe(append.text, ...append.values);
 }
 
+/** appendToOutbox in a PgTransaction: the events' statement is sent with COMMIT (defer). */
+export function deferToOutbox(tx: PgTransaction, schema: string, events: readonly OutgoingEvent[]): void {
+  const append = outboxAppend(schema, events);
+  if (append) tx.defer(append);
+}
+
 /**
- * appendToOutbox's statement, for a transaction that sends it with others (PgTransaction.defer);
- * null when there are no events. One round trip: the insert runs as a data-modifying WITH whether
- * or not it is read. The notify is delivered to listeners only on commit; it wakes the relay at
- * once instead of at its next poll.
+ * appendToOutbox's statement; null when there are no events. One round trip: the insert runs as a
+ * data-modifying WITH whether or not it is read. The notify is delivered to listeners only on
+ * commit; it wakes the relay at once instead of at its next poll.
  */
-export function outboxAppend(schema: string, events: readonly OutgoingEvent[]): { name: string; text: string; values: unknown[] } | null {
+function outboxAppend(schema: string, events: readonly OutgoingEvent[]): { name: string; text: string; values: unknown[] } | null {
   if (events.length === 0) return null;
   return {
     name: `outbox.${schema}`,

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
 import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
-import { outboxAppend } from '@pf/platform/outbox/outbox';
+import { deferToOutbox } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import type { StockApi } from '../adapters/stock-client';
 import { ORDERS_SCHEMA } from '../db';
@@ -61,8 +61,7 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>
       return await inPgTransaction(deps.pool, async (tx) => {
         const result = await work(tx, unit);
         // Sent with COMMIT, like the change's other last writes.
-        const append = outboxAppend(ORDERS_SCHEMA, unit.events);
-        if (append) tx.defer(append);
+        deferToOutbox(tx, ORDERS_SCHEMA, unit.events);
         return result;
       });
     } catch (err) {

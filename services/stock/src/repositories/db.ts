@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { prepared } from '@pf/platform/db/statement';
-import type { Queryable, Read } from '@pf/platform/db/transaction';
+import { rowsRead, type Queryable, type Read } from '@pf/platform/db/transaction';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 
 /**
@@ -22,7 +22,7 @@ export async function rowsOf<R extends pg.QueryResultRow>(sql: Sql, text: string
 
 /** rowsOf as a read (platform db/transaction `Read`), so a transaction can send it with others. */
 export function readRows<R extends pg.QueryResultRow, T>(text: string, values: unknown[], answer: (rows: R[]) => T): Read<T> {
-  return { statements: [prepared('stock', text, values)], answer: ([r]) => answer(r!.rows as R[]) };
+  return rowsRead(prepared('stock', text, values), answer);
 }
 
 /** The number of rows one statement changed (prepared, as rowsOf). */

@@ -1,7 +1,7 @@
 import type { ActiveState, ProductState } from '@pf/platform/events/catalog';
 import type { ProductFacts } from '../domain/model';
 import type { RawSql } from '@pf/platform/outbox/sql';
-import { read, type Read } from '@pf/platform/db/transaction';
+import { noRead, read, type Read } from '@pf/platform/db/transaction';
 import { readRows, rowsOf, type Sql } from './db';
 
 interface ProductRow {
@@ -89,7 +89,7 @@ export async function findProducts(sql: Sql, uuids: readonly string[]): Promise<
  * FOR NO KEY UPDATE: it does not block the foreign-key checks of rows referencing the product.
  */
 export function lockProductsRead(uuids: readonly string[]): Read<ProductFacts[]> {
-  if (uuids.length === 0) return { statements: [], answer: () => [] };
+  if (uuids.length === 0) return noRead([]);
   return readRows<ProductRow, ProductFacts[]>(
     `SELECT ${COLUMNS} FROM stock.product WHERE uuid = ANY($1::uuid[]) ORDER BY uuid FOR NO KEY UPDATE`,
     [[...new Set(uuids)]],

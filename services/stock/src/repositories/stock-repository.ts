@@ -1,6 +1,6 @@
 import type { StockAdjustment, StockLevelRow, Warehouse, WarehouseStock } from '../domain/model';
 import { POD_SENTINEL } from '../domain/stock-figure';
-import { read, type Read } from '@pf/platform/db/transaction';
+import { noRead, read, type Read } from '@pf/platform/db/transaction';
 import { changed, readRows, rowsOf, type Db, type Sql } from './db';
 
 interface LevelRow {
@@ -39,7 +39,7 @@ const LEVEL_SELECT = `
 
 /** Every warehouse's stock of the products (enabled or not), by product then warehouse code. */
 export function levelsRead(productUuids: readonly string[]): Read<WarehouseStock[]> {
-  if (productUuids.length === 0) return { statements: [], answer: () => [] };
+  if (productUuids.length === 0) return noRead([]);
   return readRows<LevelRow, WarehouseStock[]>(
     `${LEVEL_SELECT} WHERE s.product_uuid = ANY($1::uuid[]) ORDER BY s.product_uuid, w.code`,
     [[...productUuids]],

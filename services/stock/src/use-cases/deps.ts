@@ -4,7 +4,7 @@ import { StockLevelChanged } from '@pf/platform/events/stock';
 import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
 import { inPgTransaction, isRetryableConflict, type PgTransaction } from '@pf/platform/db/transaction';
-import { newEvent, outboxAppend } from '@pf/platform/outbox/outbox';
+import { deferToOutbox, newEvent } from '@pf/platform/outbox/outbox';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { ProductFacts } from '../domain/model';
 import { figureChanges, type FigureSnapshot } from '../domain/stock-figure';
@@ -63,8 +63,7 @@ export async function changeWithEvents<R>(
         const { result, events } = await work(tx);
         // However many figures changed (a warehouse disabled: thousands), one statement of four array
         // parameters, sent with COMMIT.
-        const append = outboxAppend(STOCK_SCHEMA, events);
-        if (append) tx.defer(append);
+        deferToOutbox(tx, STOCK_SCHEMA, events);
         return result;
       });
     } catch (err) {
