@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { BatchError } from '@pf/platform/db/batch';
 import { statement } from '@pf/platform/db/statement';
-import type { PgTransaction, Queryable, Read } from '@pf/platform/db/transaction';
+import { noRead, read, type PgTransaction, type Queryable, type Read } from '@pf/platform/db/transaction';
 import type { Fulfilment, Order, OrderLine, ShippingMethodChoice, StatusChange } from '../domain/model';
 import type { NewFulfilment } from '../domain/fulfilments';
 import type { ShippingDetails } from '../domain/order-input';
@@ -190,7 +190,7 @@ export async function lockAndLoadOrder(tx: Tx, uuid: string, opts: { nowait?: bo
   // committed by the other transaction, but every other table (lines, fulfilments) through the
   // snapshot it took before waiting. The read after the lock takes a fresh snapshot.
   // NOWAIT runs under a savepoint so that finding the row locked leaves the transaction usable.
-  if (!opts.nowait) return (await tx.reads([lockAndLoadRead(uuid)]))[0];
+  if (!opts.nowait) return read(tx, lockAndLoadRead(uuid));
   await tx.query('SAVEPOINT lock_order');
   try {
     const { rowCount } = await tx.query(LOCK_ORDER_NOWAIT([uuid]));
@@ -207,7 +207,7 @@ export async function lockAndLoadOrder(tx: Tx, uuid: string, opts: { nowait?: bo
 
 /** lockAndLoadOrder as a read (waiting for the lock): lock, then read, one round trip in a transaction. */
 export function lockAndLoadRead(uuid: string): Read<Order | null> {
-  if (!isUuid(uuid)) return { statements: [], answer: () => null };
+  if (!isUuid(uuid)) return noRead(null);
   return {
     statements: [LOCK_ORDER([uuid]), LOAD_ORDERS([[uuid]])],
     answer: ([locked, loaded]) => (locked!.rowCount && loaded!.rows[0] ? toOrder(loaded!.rows[0] as OrderRow) : null),

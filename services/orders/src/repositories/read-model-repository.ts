@@ -3,7 +3,7 @@ import type { ShippingMethodFacts } from '../domain/model';
 import type { Prisma, PrismaClient } from '../generated/prisma/client';
 import type { ProductState, ShippingMethodState } from '@pf/platform/events/catalog';
 import { statement } from '@pf/platform/db/statement';
-import { read, type Read } from '@pf/platform/db/transaction';
+import { noRead, read, rowsRead, type Read } from '@pf/platform/db/transaction';
 import type { Sql } from './order-repository';
 
 /** The consumer's transaction (Prisma), for the inbox and the read-model upserts. */
@@ -83,7 +83,7 @@ const TEAM_ACTIVE = statement('orders', `SELECT active FROM orders.team WHERE te
 
 /** The team's activity, or null when its events have not arrived. */
 export function teamActiveRead(teamCode: string): Read<boolean | null> {
-  return { statements: [TEAM_ACTIVE([teamCode])], answer: ([r]) => (r!.rows[0] as { active: boolean } | undefined)?.active ?? null };
+  return rowsRead(TEAM_ACTIVE([teamCode]), (rows: { active: boolean }[]) => rows[0]?.active ?? null);
 }
 
 export function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
@@ -92,20 +92,28 @@ export function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
 
 const LIVE_PRODUCTS_BY_SKU = statement(
   'orders',
-  `SELECT sku, uuid::text AS uuid FROM orders.product WHERE team_code = $1 AND sku = ANY($2::text[]) AND NOT deleted`,
+  `SELECT p.sku, p.uuid::text AS uuid, f.stock FROM orders.product p LEFT JOIN orders.stock_figure f ON f.product_uuid = p.uuid
+    WHERE p.team_code = $1 AND p.sku = ANY($2::text[]) AND NOT p.deleted`,
 );
 
-/** The team's live products with one of these SKUs, by SKU. */
-export function liveProductsRead(teamCode: string, skus: readonly string[]): Read<Map<string, string>> {
-  if (skus.length === 0) return { statements: [], answer: () => new Map() };
-  return {
-    statements: [LIVE_PRODUCTS_BY_SKU([teamCode, [...new Set(skus)]])],
-    answer: ([r]) => new Map((r!.rows as { sku: string; uuid: string }[]).map((p) => [p.sku, p.uuid])),
-  };
+/** The team's live products with some SKUs: their uuids by SKU, and the known stock figures (stock read model) by uuid. */
+export interface ProductsBySku {
+  uuidBySku: Map<string, string>;
+  figureByProduct: Map<string, number>;
 }
 
-export function liveProductsBySku(db: Sql, teamCode: string, skus: readonly string[]): Promise<Map<string, string>> {
-  return read(db, liveProductsRead(teamCode, skus));
+/** The team's live products with one of these SKUs, with their figures, in one statement. */
+export function liveProductsRead(teamCode: string, skus: readonly string[]): Read<ProductsBySku> {
+  if (skus.length === 0) return noRead({ uuidBySku: new Map(), figureByProduct: new Map() });
+  return rowsRead(LIVE_PRODUCTS_BY_SKU([teamCode, [...new Set(skus)]]), (rows: { sku: string; uuid: string; stock: number | null }[]) => ({
+    uuidBySku: new Map(rows.map((p) => [p.sku, p.uuid])),
+    figureByProduct: new Map(rows.flatMap((p) => (p.stock === null ? [] : [[p.uuid, p.stock] as const]))),
+  }));
+}
+
+/** The team's live products with one of these SKUs, by SKU. */
+export async function liveProductsBySku(db: Sql, teamCode: string, skus: readonly string[]): Promise<Map<string, string>> {
+  return (await read(db, liveProductsRead(teamCode, skus))).uuidBySku;
 }
 
 const SHIPPING_METHODS_OF = statement(
@@ -124,23 +132,34 @@ interface ShippingMethodRow {
 }
 
 export function shippingMethodsRead(teamCode: string): Read<ShippingMethodFacts[]> {
-  return {
-    statements: [SHIPPING_METHODS_OF([teamCode])],
-    answer: ([r]) =>
-      (r!.rows as ShippingMethodRow[]).map((m) => ({
-        teamCode: m.team_code,
-        code: m.code,
-        name: m.name,
-        active: m.active,
-        deleted: m.deleted,
-        countryCodes: m.country_codes,
-        priority: m.priority,
-      })),
-  };
+  return rowsRead(SHIPPING_METHODS_OF([teamCode]), (rows: ShippingMethodRow[]) =>
+    rows.map((m) => ({
+      teamCode: m.team_code,
+      code: m.code,
+      name: m.name,
+      active: m.active,
+      deleted: m.deleted,
+      countryCodes: m.country_codes,
+      priority: m.priority,
+    })),
+  );
 }
 
-export function shippingMethodsOf(db: Sql, teamCode: string): Promise<ShippingMethodFacts[]> {
-  return read(db, shippingMethodsRead(teamCode));
+/** What confirming reads of a team: whether it is active, and its shipping methods. */
+export interface TeamFacts {
+  code: string;
+  active: boolean | null;
+  shippingMethods: ShippingMethodFacts[];
+}
+
+/** teamActiveRead and shippingMethodsRead together. */
+export function teamFactsRead(teamCode: string): Read<TeamFacts> {
+  const active = teamActiveRead(teamCode);
+  const methods = shippingMethodsRead(teamCode);
+  return {
+    statements: [...active.statements, ...methods.statements],
+    answer: ([a, m]) => ({ code: teamCode, active: active.answer([a!]), shippingMethods: methods.answer([m!]) }),
+  };
 }
 
 export async function findChannel(db: Sql, channelId: string): Promise<{ channelId: string; teamCode: string; channelCode: string; standard: boolean; active: boolean } | null> {

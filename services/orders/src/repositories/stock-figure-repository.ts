@@ -1,7 +1,6 @@
 import type { FulfillableStatus } from '../domain/order-state-machine';
 import type { StockLine } from '../domain/fulfillability';
 import { statement } from '@pf/platform/db/statement';
-import type { Read } from '@pf/platform/db/transaction';
 import type { Sql, Tx } from './order-repository';
 
 /**
@@ -101,27 +100,12 @@ const WRITE_STOCK_DEMAND = statement(
 
 /**
  * What a new order needs of each product, deferred (it has no rows yet, so nothing to replace):
- * its figures were read with the order's first round trip (figuresBySkuRead).
+ * its figures were read with the order's first round trip (liveProductsRead).
  */
 export function writeNewStockDemand(tx: Tx, orderUuid: string, needs: ReadonlyMap<string, number>): void {
   if (needs.size === 0) return;
   const products = [...needs.keys()];
   tx.defer(WRITE_STOCK_DEMAND([orderUuid, products, products.map((p) => needs.get(p)!)]));
-}
-
-const FIGURES_BY_SKU = statement(
-  'orders',
-  `SELECT f.product_uuid::text AS product_uuid, f.stock FROM orders.product p JOIN orders.stock_figure f ON f.product_uuid = p.uuid
-    WHERE p.team_code = $1 AND p.sku = ANY($2::text[]) AND NOT p.deleted`,
-);
-
-/** The known figures of the team's live products with these SKUs, by product uuid. */
-export function figuresBySkuRead(teamCode: string, skus: readonly string[]): Read<Map<string, number>> {
-  if (skus.length === 0) return { statements: [], answer: () => new Map() };
-  return {
-    statements: [FIGURES_BY_SKU([teamCode, [...new Set(skus)]])],
-    answer: ([r]) => new Map((r!.rows as { product_uuid: string; stock: number }[]).map((f) => [f.product_uuid, f.stock])),
-  };
 }
 
 const DROP_STOCK_DEMAND = statement('orders', `DELETE FROM orders.stock_demand WHERE order_uuid = ANY($1::uuid[])`);

@@ -4,14 +4,14 @@ import type { Order } from '../domain/model';
 import { parseInstant } from '../domain/order-input';
 import { decide, FULFILLABLE_STATUSES, isFinished, type FulfillableStatus, type OrderState, type OrderTrigger } from '../domain/order-state-machine';
 import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
-import type { Read } from '@pf/platform/db/transaction';
+import { noRead } from '@pf/platform/db/transaction';
 import { lockAndLoadRead, updateOrder } from '../repositories/order-repository';
-import { shippingMethodsRead, teamActiveRead } from '../repositories/read-model-repository';
+import { teamFactsRead } from '../repositories/read-model-repository';
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
-import { requireActiveTeam, teamInactive } from './create-order';
+import { teamInactive } from './create-order';
 import { afterStockMove } from './stock-fulfillability';
-import { applyMove, changeContext, type ChangeContext } from './transitions';
+import { applyMove, changeContext, teamFactsOf, type ChangeContext } from './transitions';
 
 export function stateOf(order: Order): OrderState {
   return { status: order.status, confirmedAt: order.confirmedAt, fulfilmentStatuses: order.fulfilments.map((f) => f.status) };
@@ -38,19 +38,18 @@ export async function changeVisibleOrder<R>(
   // `readTeam`: the caller's team (activity, shipping methods) read in the same round trip as the order.
   const teamCode = opts.readTeam && scope.kind !== 'all' ? scope.teamCode : null;
   return inTransaction(deps, async (tx, unit) => {
-    const [order, active, shippingMethods] = await tx.reads([
-      lockAndLoadRead(uuid.toLowerCase()),
-      teamCode ? teamActiveRead(teamCode) : NOTHING,
-      teamCode ? shippingMethodsRead(teamCode) : NOTHING,
-    ]);
+    const [order, team] = await tx.reads([lockAndLoadRead(uuid.toLowerCase()), teamCode ? teamFactsRead(teamCode) : noRead(undefined)]);
     if (order === null || !isVisible(scope, order)) throw orderNotFound();
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger, reason: opts.reason ?? null });
-    if (teamCode) ctx.team = { code: teamCode, active: active ?? null, shippingMethods: shippingMethods ?? [] };
+    ctx.team = team;
     return work(ctx, order);
   });
 }
 
-const NOTHING: Read<undefined> = { statements: [], answer: () => undefined };
+/** 403 when the order's team is known to be inactive (requireActiveTeam, through the change's team facts). */
+async function requireActiveTeamOf(ctx: ChangeContext, order: Order): Promise<void> {
+  if ((await teamFactsOf(ctx, order.teamCode)).active === false) throw teamInactive(order.teamCode);
+}
 
 /**
  * `PUT .../confirm`: a draft is confirmed (fulfilments built, stock held, queued or scheduled);
@@ -61,9 +60,7 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
   return changeVisibleOrder(deps, identity, uuid, 'confirm', async (ctx, order) => {
     const decision = decide(stateOf(order), 'confirm', { now: ctx.now, scheduledAt: order.scheduledAt });
     if (decision.kind === 'unchanged') return order;
-    if (ctx.team?.code === order.teamCode) {
-      if (ctx.team.active === false) throw teamInactive(order.teamCode);
-    } else await requireActiveTeam(ctx.tx, order.teamCode);
+    await requireActiveTeamOf(ctx, order);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
     return afterStockMove(ctx, order, await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null }));
   }, { readTeam: true });
@@ -109,7 +106,7 @@ export async function merchantAction(
     uuid,
     action,
     async (ctx, order) => {
-      if (CONFIRMING.includes(action)) await requireActiveTeam(ctx.tx, order.teamCode);
+      if (CONFIRMING.includes(action)) await requireActiveTeamOf(ctx, order);
       const decision = decide(stateOf(order), action, { now: ctx.now, scheduledAt: scheduledAt ?? order.scheduledAt });
       if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
       const moved = await applyMove(ctx, order, decision, {
@@ -118,7 +115,7 @@ export async function merchantAction(
       });
       return afterStockMove(ctx, order, moved);
     },
-    { reason: opts.reason ?? null },
+    { reason: opts.reason ?? null, readTeam: CONFIRMING.includes(action) },
   );
 }
 

@@ -10,7 +10,6 @@ import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
 import { insertOrder, lockApiOrderRead, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
 import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, teamActive, teamActiveRead } from '../repositories/read-model-repository';
-import { figuresBySkuRead } from '../repositories/stock-figure-repository';
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { followStock } from './stock-fulfillability';
@@ -78,17 +77,19 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
   const wanted = validated(input);
   return inTransaction(deps, async (tx, unit) => {
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' });
-    // One round trip: the team, the SKUs' products, and the order number locked with its order, if any.
-    const skus = wanted.lines.map((l) => l.sku);
-    const [active, products, figures, existing] = await tx.reads([
+    // One round trip: the team, the SKUs' products with their stock figures, and the order number
+    // locked with its order, if any.
+    const [active, products, existing] = await tx.reads([
       teamActiveRead(teamCode),
-      liveProductsRead(teamCode, skus),
-      figuresBySkuRead(teamCode, skus),
+      liveProductsRead(
+        teamCode,
+        wanted.lines.map((l) => l.sku),
+      ),
       lockApiOrderRead(channelId, wanted.orderNumber),
     ]);
     if (active === false) throw teamInactive(teamCode);
-    const lines = linesOf(products, wanted, wanted.strictSkus);
-    if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines, figures });
+    const lines = linesOf(products.uuidBySku, wanted, wanted.strictSkus);
+    if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines, figures: products.figureByProduct });
     const decision = replayDecision(existing);
     if (decision !== 'replace') {
       const detail =

@@ -111,7 +111,7 @@ async function deriveAgain(deps: StockDeps, tx: Tx, unit: Unit, concerned: Param
  * release yet, so their quantities are added to the figures (the release's own events correct
  * any difference when they arrive). `known`: false for an order being created (nothing recorded
  * yet, nothing to drop). `figures`: for an order being created, the known figures of its products
- * as read with the change's first round trip (figuresBySkuRead); its needs are then written with
+ * as read with the change's first round trip (liveProductsRead); its needs are then written with
  * COMMIT instead of in a round trip of their own.
  */
 export async function followStock(

@@ -2,7 +2,7 @@ import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { StockUnavailableError, type HoldOutcome, type Shortage } from '../adapters/stock-client';
 import { buildFulfilments, type HeldLine } from '../domain/fulfilments';
-import type { Fulfilment, Order, OrderLine, ShippingMethodChoice, ShippingMethodFacts } from '../domain/model';
+import type { Fulfilment, Order, OrderLine, ShippingMethodChoice } from '../domain/model';
 import { settlementOf, stockStepOf, stockStepsOf, type FulfilmentMove } from '../domain/fulfilment-stock';
 import { confirmationAddressViolations } from '../domain/order-input';
 import { FINISHED_FULFILMENT_STATUSES, type Decision, type FulfilmentStatus, type OrderStatus } from '../domain/order-state-machine';
@@ -17,7 +17,8 @@ import {
   updateOrder,
   type Tx,
 } from '../repositories/order-repository';
-import { shippingMethodsOf } from '../repositories/read-model-repository';
+import { read } from '@pf/platform/db/transaction';
+import { teamFactsRead, type TeamFacts } from '../repositories/read-model-repository';
 import { newUuidOf, nowOf, stockUnavailable, type OrdersDeps, type Unit } from './deps';
 import { orderEvents } from './events';
 
@@ -37,15 +38,17 @@ export interface ChangeContext {
   pending: PendingFulfilmentChange[];
   /** The one instant of this change: confirmedAt, fulfillableFrom and updatedAt agree. */
   now: Date;
-  /** The caller's team as read with the order's lock, when the change asked for it (confirmation). */
+  /** The order's team, once read (teamFactsOf); read with the order's lock when the change asked for it. */
   team?: TeamFacts;
 }
 
-/** What confirming reads of a team: whether it is active, and its shipping methods. */
-export interface TeamFacts {
-  code: string;
-  active: boolean | null;
-  shippingMethods: ShippingMethodFacts[];
+/**
+ * The team's activity and shipping methods for this change: as read with the order's lock
+ * (changeVisibleOrder's `readTeam`), or read now, both in one round trip, and kept for the change.
+ */
+export async function teamFactsOf(ctx: ChangeContext, teamCode: string): Promise<TeamFacts> {
+  if (ctx.team?.code !== teamCode) ctx.team = await read(ctx.tx, teamFactsRead(teamCode));
+  return ctx.team;
 }
 
 interface PendingFulfilmentChange {
@@ -209,7 +212,7 @@ async function confirmationChecks(ctx: ChangeContext, order: Order, shippingMeth
   const violations: Violation[] = [];
   if (order.lines.length === 0) violations.push({ property: 'orderLines', message: 'An order needs at least one line to be confirmed.' });
   violations.push(...confirmationAddressViolations(order.shippingDetails));
-  const methods = ctx.team?.code === order.teamCode ? ctx.team.shippingMethods : await shippingMethodsOf(ctx.tx, order.teamCode);
+  const methods = (await teamFactsOf(ctx, order.teamCode)).shippingMethods;
   const choice = chooseShippingMethod(methods, shippingMethodCode, order.shippingDetails?.country?.code ?? null);
   if (!choice.ok) violations.push(...choice.violations);
   if (violations.length > 0 || !choice.ok) throw Problem.validation(violations, 'The order cannot be confirmed as it is.');
