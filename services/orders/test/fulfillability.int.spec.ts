@@ -108,6 +108,40 @@ describe('fulfillableStatus from stock', () => {
     expect(await fulfillableEvents(o.uuid)).toEqual([]);
   });
 
+  it('a product nobody stocked is short from the start; print-on-demand covers it once approved and enabled', async () => {
+    const createProduct = async (sku: string, input: Record<string, unknown> = {}) =>
+      (await s.call<{ createProduct: { uuid: string } }>('catalog', t.backOffice, `mutation ($input: CreateProductInput!) { createProduct(input: $input) { uuid } }`, {
+        input: { sku, name: sku, ...input },
+      })).createProduct.uuid;
+    const figureOfUuid = async (uuid: string): Promise<number | undefined> =>
+      (await s.pool.query('SELECT stock FROM orders.stock_figure WHERE product_uuid = $1', [uuid])).rows[0]?.stock;
+    const waitFigureOf = (uuid: string, stock: number) => eventually(async () => ((await figureOfUuid(uuid)) === stock ? true : undefined), 15_000);
+    const waitKnown = (sku: string) =>
+      eventually(async () => ((await s.pool.query('SELECT 1 FROM orders.product WHERE team_code = $1 AND sku = $2', [t.teamCode, sku])).rowCount ? true : undefined), 15_000);
+
+    const unstocked = await createProduct('NEVER-STOCKED');
+    const printed = await createProduct('PRINTED', { podEnabled: true, podApproved: true });
+    const later = await createProduct('POD-LATER', { podEnabled: true });
+    // Stock announced each product's first figure (stock-level.revised): 0, the sentinel, 0.
+    await waitFigureOf(unstocked, 0);
+    await waitFigureOf(printed, 10_000);
+    await waitFigureOf(later, 0);
+    for (const sku of ['NEVER-STOCKED', 'PRINTED', 'POD-LATER']) await waitKnown(sku);
+
+    expect((await create([['NEVER-STOCKED', 1]])).fulfillableStatus).toBe('not-fulfillable');
+    expect((await create([['PRINTED', 3]])).fulfillableStatus).toBe('fulfillable');
+    const o = await create([['POD-LATER', 2]]);
+    expect(o.fulfillableStatus).toBe('not-fulfillable');
+
+    // Approving print-on-demand is not pushed to channels, but the figure it sets reaches orders.
+    await s.call('catalog', t.backOffice, `mutation ($uuid: ID!, $input: UpdateProductInput!) { updateProduct(uuid: $uuid, input: $input) { uuid } }`, {
+      uuid: later,
+      input: { podApproved: true },
+    });
+    await waitStatus(o.uuid, 'fulfillable');
+    expect(await transitions(o.uuid)).toEqual(['not-fulfillable>fulfillable']);
+  });
+
   it('a replay with other lines derives the status again (one event); the same replay again sends nothing', async () => {
     await setStock('P6', 0);
     await waitFigure('P6', 0);

@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { EventBus } from '@pf/platform/bus/bus';
 import { InMemoryEventBus } from '@pf/platform/bus/memory';
 import { ProductCreated, ProductUpdated, type ProductState } from '@pf/platform/events/catalog';
+import { StockLevelRevised } from '@pf/platform/events/stock';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { closeServer, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
@@ -275,4 +276,13 @@ export async function lastOutboxSeq(h: StockHarness): Promise<number> {
 export async function outboxAfter(h: StockHarness, seq: number): Promise<OutboxRow[]> {
   const { rows } = await h.pool.query<OutboxRow>('SELECT topic, event_key, envelope FROM stock.outbox_event WHERE seq > $1 ORDER BY seq', [seq]);
   return rows;
+}
+
+/** The figure events (changed or revised) written after `seq`, as [type, previousStock, stock]. */
+export async function figureEventsAfter(h: StockHarness, seq: number): Promise<[string, number | null, number][]> {
+  return (await outboxAfter(h, seq)).map((r) => {
+    // The revised payload's schema is the changed one's with previousStock nullable: it reads both.
+    const figure = StockLevelRevised.payload.parse(r.envelope.payload);
+    return [r.envelope.type, figure.previousStock, figure.stock];
+  });
 }

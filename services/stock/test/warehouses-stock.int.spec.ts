@@ -4,6 +4,7 @@ import {
   ADJUST_STOCK,
   backOffice,
   CREATE_WAREHOUSE,
+  figureEventsAfter,
   lastOutboxSeq,
   ordersService,
   outboxAfter,
@@ -156,7 +157,7 @@ describe('warehouses and stock (back-office)', () => {
       expect(rows.map(figureChangeIn).every((c) => c.previousStock === 2 && c.stock === 0)).toBe(true);
     }, 60_000);
 
-    it('is not written for print-on-demand approval or activation, nor for deletion (they show only in the feed)', async () => {
+    it('is not written for print-on-demand approval or activation, nor for deletion (they show only in the feed; stock-level.revised, never pushed, carries them)', async () => {
       const w = await warehouse(h, team, 'podw');
       let p = await h.product(team);
       await setStock(h, team, p.productUuid, w, 1);
@@ -165,7 +166,10 @@ describe('warehouses and stock (back-office)', () => {
       p = await h.updateProduct(p, { podEnabled: true });
       p = await h.updateProduct(p, { activeState: 'inactive' });
       p = await h.updateProduct(p, { deleted: true });
-      expect(await outboxAfter(h, seq)).toEqual([]);
+      expect(await figureEventsAfter(h, seq)).toEqual([
+        ['stock-level.revised', 1, 10_001],
+        ['stock-level.revised', 10_001, 0],
+      ]);
     });
 
     it('a refused change writes nothing', async () => {

@@ -2,6 +2,15 @@ import { z } from 'zod';
 import { defineEvent } from './envelope';
 import { TOPICS } from './topics';
 
+/** A product's figure as `GET /stock-levels` reports it, and when it was set. */
+const figure = z.object({
+  teamCode: z.string(),
+  productUuid: z.uuid(),
+  sku: z.string().nullable(),
+  stock: z.number().int().nonnegative(),
+  changedAt: z.iso.datetime({ offset: true }),
+});
+
 /**
  * A product's stock figure (rule S1, as `GET /stock-levels` reports it) changed. Aggregate id:
  * the product uuid. The webhooks service batches these into `stock-level-updated` per window,
@@ -12,14 +21,24 @@ export const StockLevelChanged = defineEvent({
   schemaVersion: 1,
   aggregateType: 'product',
   topic: TOPICS.stockLevels,
-  payload: z.object({
-    teamCode: z.string(),
-    productUuid: z.uuid(),
-    sku: z.string().nullable(),
-    stock: z.number().int().nonnegative(),
-    previousStock: z.number().int().nonnegative(),
-    changedAt: z.iso.datetime({ offset: true }),
-  }),
+  payload: figure.extend({ previousStock: z.number().int().nonnegative() }),
 });
 
-export const STOCK_EVENTS = [StockLevelChanged];
+/**
+ * A product's stock figure (rule S1) set by its catalog facts rather than by a stock movement: the
+ * product became known to stock (its first figure, `previousStock` null), or its print-on-demand
+ * flags or its deletion changed the figure (0 for a deleted product: nothing can be held of it).
+ * Internal: read models that follow figures (orders' fulfillability) need it; it is never pushed to
+ * channels (spec section 6 pushes stock movements only; print-on-demand approval or activation
+ * appears only through `GET /stock-levels`), so the webhooks service ignores it. Same topic and
+ * key as `stock-level.changed`, so one product's figures arrive in the order they were set.
+ */
+export const StockLevelRevised = defineEvent({
+  type: 'stock-level.revised',
+  schemaVersion: 1,
+  aggregateType: 'product',
+  topic: TOPICS.stockLevels,
+  payload: figure.extend({ previousStock: z.number().int().nonnegative().nullable() }),
+});
+
+export const STOCK_EVENTS = [StockLevelChanged, StockLevelRevised];

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
-import { StockLevelChanged } from '@pf/platform/events/stock';
+import { StockLevelChanged, StockLevelRevised } from '@pf/platform/events/stock';
 import { derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct, needsAffected } from '../domain/fulfillability';
 import type { Order, OrderLine } from '../domain/model';
 import type { FulfillableStatus } from '../domain/order-state-machine';
@@ -49,7 +49,7 @@ export interface StockRunOutcome {
  * whose status stays is not written.
  */
 export async function applyStockLevelEvents(deps: StockDeps, events: readonly EventEnvelope[]): Promise<StockRunOutcome> {
-  const stockEvents = events.filter((e) => StockLevelChanged.is(e));
+  const stockEvents = events.filter(isFigureEvent);
   const ignored = events.length - stockEvents.length;
   if (stockEvents.length === 0) return { applied: 0, duplicates: 0, ignored, ordersChanged: 0 };
   return inTransaction(deps, async (tx, unit) => {
@@ -62,7 +62,7 @@ export async function applyStockLevelEvents(deps: StockDeps, events: readonly Ev
     const latest = new Map<string, StockFigureState>();
     let applied = 0;
     for (const e of stockEvents) {
-      if (!fresh.has(e.id.toLowerCase()) || !StockLevelChanged.is(e)) continue;
+      if (!fresh.has(e.id.toLowerCase())) continue;
       applied++;
       const p = e.payload;
       const productUuid = p.productUuid.toLowerCase();
@@ -75,6 +75,16 @@ export async function applyStockLevelEvents(deps: StockDeps, events: readonly Ev
     const ordersChanged = await deriveAgain(deps, tx, unit, concerned);
     return { applied, duplicates: stockEvents.length - applied, ignored, ordersChanged };
   });
+}
+
+type FigureEvent = EventEnvelope<{ teamCode: string; productUuid: string; stock: number; changedAt: string }>;
+
+/**
+ * A figure a stock movement set (`stock-level.changed`) or a catalog change did
+ * (`stock-level.revised`, a product's first figure among them): the read model keeps either.
+ */
+function isFigureEvent(e: EventEnvelope): e is FigureEvent {
+  return StockLevelChanged.is(e) || StockLevelRevised.is(e);
 }
 
 /** Derives again the orders these figure changes concern; how many changed status. */

@@ -1,4 +1,4 @@
-import { figureChanges, POD_SENTINEL, printsOnDemand, sellableIn, stockFigure, type FigureProduct, type WarehouseLevel } from './stock-figure';
+import { figureChanges, POD_SENTINEL, printsOnDemand, revisedFigure, sellableIn, stockFigure, type FigureProduct, type WarehouseLevel } from './stock-figure';
 
 const product = (over: Partial<FigureProduct> = {}): FigureProduct => ({ deleted: false, podEnabled: false, podApproved: false, ...over });
 const enabled = (onHand: number, held = 0): WarehouseLevel => ({ warehouseEnabled: true, onHand, held });
@@ -72,5 +72,26 @@ describe('figure changes', () => {
   it('reports nothing for unlisted (deleted) products or products on one side only', () => {
     expect(figureChanges([snap('a', null), snap('b', 1)], [snap('a', null), snap('c', 2)])).toEqual([]);
     expect(figureChanges([snap('a', 1)], [snap('a', null)])).toEqual([]);
+  });
+});
+
+describe('revisedFigure: what a catalog change did to a figure', () => {
+  const snap = (figure: number | null) => ({ productUuid: 'p', teamCode: 't', sku: 'S', figure });
+
+  it('announces the first figure of a product stock had not announced, 0 included', () => {
+    expect(revisedFigure(undefined, snap(0))).toEqual({ productUuid: 'p', teamCode: 't', sku: 'S', stock: 0, previousStock: null });
+    expect(revisedFigure(undefined, snap(10_000))).toMatchObject({ stock: 10_000, previousStock: null });
+  });
+
+  it('announces a figure the print-on-demand flags moved, and nothing when it stayed', () => {
+    expect(revisedFigure(snap(4), snap(10_004))).toMatchObject({ stock: 10_004, previousStock: 4 });
+    expect(revisedFigure(snap(10_004), snap(4))).toMatchObject({ stock: 4, previousStock: 10_004 });
+    expect(revisedFigure(snap(4), snap(4))).toBeNull();
+  });
+
+  it('counts a deleted product as 0', () => {
+    expect(revisedFigure(snap(7), snap(null))).toMatchObject({ stock: 0, previousStock: 7 });
+    expect(revisedFigure(snap(0), snap(null))).toBeNull();
+    expect(revisedFigure(undefined, snap(null))).toMatchObject({ stock: 0, previousStock: null });
   });
 });

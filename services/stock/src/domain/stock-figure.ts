@@ -82,3 +82,26 @@ export function figureChanges(before: readonly FigureSnapshot[], after: readonly
   }
   return changes;
 }
+
+/** A figure a catalog change set, for `stock-level.revised` (`previousStock` null: the first). */
+export interface RevisedFigure {
+  productUuid: string;
+  teamCode: string;
+  sku: string | null;
+  stock: number;
+  previousStock: number | null;
+}
+
+/**
+ * What a catalog change of a product (created, print-on-demand flags, deleted) did to its figure,
+ * for the read models that follow figures: the first figure of a product stock had not announced
+ * yet (`before` undefined), else the new one when it moved. A deleted product counts as 0 (nothing
+ * can be held of it), though the feed leaves it out.
+ */
+export function revisedFigure(before: FigureSnapshot | undefined, after: FigureSnapshot): RevisedFigure | null {
+  const stock = after.figure ?? 0;
+  const { productUuid, teamCode, sku } = after;
+  if (before === undefined) return { productUuid, teamCode, sku, stock, previousStock: null };
+  const previousStock = before.figure ?? 0;
+  return previousStock === stock ? null : { productUuid, teamCode, sku, stock, previousStock };
+}

@@ -2,7 +2,7 @@ import type { ActiveState, ProductState } from '@pf/platform/events/catalog';
 import type { ProductFacts } from '../domain/model';
 import type { RawSql } from '@pf/platform/outbox/sql';
 import { noRead, read, type Read } from '@pf/platform/db/transaction';
-import { readRows, rowsOf, type Sql } from './db';
+import { changed, readRows, rowsOf, type Sql } from './db';
 
 interface ProductRow {
   uuid: string;
@@ -35,24 +35,18 @@ function toFacts(r: ProductRow): ProductFacts {
  * product is new). Returns false for a stale state, which changes nothing. A state naming another
  * team than the stored one is ignored too: products never move between teams.
  */
-export async function applyProductState(db: RawSql, state: ProductState): Promise<boolean> {
-  const changed = await db.$executeRawUnsafe(
+export async function applyProductState(sql: Sql, state: ProductState): Promise<boolean> {
+  const applied = await changed(
+    sql,
     `INSERT INTO stock.product AS p (uuid, team_code, sku, active_state, pod_enabled, pod_approved, deleted, version, updated_at)
      VALUES ($1::uuid, $2, $3, $4, $5, $6, $7, $8, now())
      ON CONFLICT (uuid) DO UPDATE
         SET sku = EXCLUDED.sku, active_state = EXCLUDED.active_state, pod_enabled = EXCLUDED.pod_enabled,
             pod_approved = EXCLUDED.pod_approved, deleted = EXCLUDED.deleted, version = EXCLUDED.version, updated_at = now()
       WHERE p.version < EXCLUDED.version AND p.team_code = EXCLUDED.team_code`,
-    state.productUuid,
-    state.teamCode,
-    state.sku,
-    state.activeState,
-    state.podEnabled,
-    state.podApproved,
-    state.deleted,
-    state.version,
+    [state.productUuid, state.teamCode, state.sku, state.activeState, state.podEnabled, state.podApproved, state.deleted, state.version],
   );
-  return changed > 0;
+  return applied > 0;
 }
 
 /**

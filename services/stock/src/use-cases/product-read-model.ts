@@ -1,10 +1,14 @@
 import { ProductCreated, ProductDeleted, ProductUpdated } from '@pf/platform/events/catalog';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
+import { StockLevelRevised } from '@pf/platform/events/stock';
 import { applyOnce } from '@pf/platform/outbox/inbox';
+import { newEvent } from '@pf/platform/outbox/outbox';
+import { pgSql } from '@pf/platform/outbox/sql';
 import type { ProductFacts } from '../domain/model';
-import type { Prisma } from '../generated/prisma/client';
-import { applyProductState, insertUnknownProducts } from '../repositories/product-repository';
-import { STOCK_SCHEMA, type StockDeps } from './deps';
+import { revisedFigure } from '../domain/stock-figure';
+import { applyProductState, insertUnknownProducts, lockProductsRead } from '../repositories/product-repository';
+import { figuresOfProducts } from '../repositories/stock-repository';
+import { changeWithEvents, nowOf, STOCK_SCHEMA, type StockDeps } from './deps';
 
 /** The inbox consumer name of the product read model. */
 export const PRODUCT_READ_MODEL_CONSUMER = 'stock.product-read-model';
@@ -14,23 +18,35 @@ export type ProductEventOutcome = 'applied' | 'stale' | 'duplicate' | 'ignored';
 /**
  * Keeps the product read model from a catalog event: at most once per event id (inbox), and only
  * when the event's state is newer than the stored one (`version`), so a replayed or out-of-order
- * event changes nothing. Print-on-demand and deletion changes alter a product's figure, but no
- * `stock-level.changed` is written for them: the contract pushes only stock movements (spec
- * section 6); such changes appear through GET /stock-levels.
+ * event changes nothing.
+ *
+ * Print-on-demand and deletion changes alter a product's figure, but no `stock-level.changed` is
+ * written for them: the contract pushes only stock movements (spec section 6). What the figure
+ * became is written as `stock-level.revised` instead (never pushed), and so is the first figure of
+ * a product (0 for one that has no stock), so the orders service knows a product nobody stocked
+ * is short rather than unknown. The product's row lock is taken first, as every change of a figure
+ * does, so its figure events leave in the order they were set.
  */
 export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnvelope): Promise<ProductEventOutcome> {
   if (!(ProductCreated.is(event) || ProductUpdated.is(event) || ProductDeleted.is(event))) return 'ignored';
-  let outcome: ProductEventOutcome = 'stale';
-  const applied = await applyOnce<Prisma.TransactionClient>(
-    (fn) => deps.prisma.$transaction(fn),
-    STOCK_SCHEMA,
-    PRODUCT_READ_MODEL_CONSUMER,
-    event,
-    async (tx) => {
-      if (await applyProductState(tx, event.payload)) outcome = 'applied';
-    },
-  );
-  return applied ? outcome : 'duplicate';
+  const state = event.payload;
+  const productUuid = state.productUuid.toLowerCase();
+  return changeWithEvents(deps, async (tx) => {
+    let outcome: ProductEventOutcome = 'stale';
+    let events: ReturnType<typeof newEvent>[] = [];
+    const applied = await applyOnce((fn) => fn(pgSql(tx)), STOCK_SCHEMA, PRODUCT_READ_MODEL_CONSUMER, event, async () => {
+      const [known] = await tx.reads([lockProductsRead([productUuid])]);
+      // A row the demo seeder wrote (version 0) was never announced.
+      const announced = known.some((p) => p.version > 0);
+      const [before] = announced ? await figuresOfProducts(tx, [productUuid]) : [undefined];
+      if (!(await applyProductState(tx, state))) return;
+      outcome = 'applied';
+      const [after] = await figuresOfProducts(tx, [productUuid]);
+      const revised = after ? revisedFigure(before, after) : null;
+      if (revised) events = [newEvent(StockLevelRevised, productUuid, { ...revised, changedAt: nowOf(deps).toISOString() })];
+    });
+    return { result: applied ? outcome : 'duplicate', events };
+  });
 }
 
 /**
