@@ -122,6 +122,7 @@ describe('the order endpoints', () => {
       expect(res.contentType).toMatch(/^application\/json/);
       expect(res.body).toEqual({
         uuid: UUID,
+        orderUuid: res.body.uuid,
         orderNumber,
         printTrailOrderNumber: expect.stringMatching(/^PT-/),
         status: 'draft',

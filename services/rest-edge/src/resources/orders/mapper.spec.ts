@@ -61,6 +61,7 @@ describe('toOrderResource', () => {
     const r = toOrderResource({ ...order, status: 'draft', confirmedAt: null, fulfilments: [], trackingDetails: [] });
     expect(Object.keys(r)).toEqual([
       'uuid',
+      'orderUuid',
       'orderNumber',
       'printTrailOrderNumber',
       'status',

@@ -16,6 +16,8 @@ import type {
 export function toOrderResource(o: OrderFields) {
   return {
     uuid: o.uuid,
+    // The name paths, webhooks and replay problems use for the same identifier.
+    orderUuid: o.uuid,
     orderNumber: o.orderNumber,
     printTrailOrderNumber: o.printTrailOrderNumber,
     status: o.status,
