@@ -3,6 +3,7 @@
 #   docker build -f deploy/docker/stock.Dockerfile -t <registry>/pf/stock:<version> .
 # Serve:   node dist/main.js     (the default command; port 4103, /healthz, /readyz)
 # Migrate: node dist/migrate.js  (same image; a Kubernetes Job or a compose one-shot service)
+# Announce figures: node dist/announce-figures.js (one-off data command, see docs/stock.md)
 
 # Pinned: the Node line the project is built and tested on. Pin by digest in your own registry.
 ARG NODE_IMAGE=node:20.20.2-bookworm-slim

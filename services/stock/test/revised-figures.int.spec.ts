@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ProductCreated, ProductDeleted } from '@pf/platform/events/catalog';
 import { TOPICS } from '@pf/platform/events/topics';
+import { openStockDb } from '../src/db';
+import { announceFigures } from '../src/use-cases/product-read-model';
 import { figureEventsAfter, lastOutboxSeq, outboxAfter, setStock, startStock, warehouse, type StockHarness } from './harness';
 
 /**
@@ -71,5 +73,30 @@ describe('figures set by catalog changes', () => {
     const seq = await lastOutboxSeq(h);
     expect(await h.applyEvent(ProductCreated.create(p.productUuid, { ...next, podApproved: false, version: 1 }))).toBe('stale');
     expect(await written(seq)).toEqual([]);
+  });
+
+  it('announceFigures: every product\'s current figure once, in batches, deleted ones as 0', async () => {
+    const other = 'srev2';
+    const w = await warehouse(h, other, 'main');
+    const stocked = await h.product(other);
+    await setStock(h, other, stocked.productUuid, w, 6);
+    const gone = await h.product(other, { podEnabled: true, podApproved: true });
+    await h.updateProduct(gone, { deleted: true });
+    const db = openStockDb(h.db.url, 2);
+    try {
+      const seq = await lastOutboxSeq(h);
+      const announced = await announceFigures({ pool: db.pool, prisma: db.prisma, podCountryCode: 'GB' }, { batchSize: 2 });
+      const rows = await outboxAfter(h, seq);
+      const { rows: known } = await h.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM stock.product');
+      expect(announced).toBe(known[0]!.n);
+      expect(rows).toHaveLength(announced);
+      expect(new Set(rows.map((r) => r.event_key)).size).toBe(announced);
+      expect(rows.every((r) => r.envelope.type === 'stock-level.revised' && (r.envelope.payload as { previousStock: unknown }).previousStock === null)).toBe(true);
+      const figureOf = (uuid: string) => (rows.find((r) => r.event_key === uuid)!.envelope.payload as { stock: number }).stock;
+      expect(figureOf(stocked.productUuid)).toBe(6);
+      expect(figureOf(gone.productUuid)).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -94,3 +94,13 @@ export function lockProductsRead(uuids: readonly string[]): Read<ProductFacts[]>
 export function lockProducts(sql: Sql, uuids: readonly string[]): Promise<ProductFacts[]> {
   return read(sql, lockProductsRead(uuids));
 }
+
+/** Up to `limit` product uuids after `after` (keyset, uuid order), deleted ones included. */
+export async function productUuidsAfter(sql: Sql, after: string | null, limit: number): Promise<string[]> {
+  const rows = await rowsOf<{ uuid: string }>(
+    sql,
+    `SELECT uuid::text AS uuid FROM stock.product WHERE $1::uuid IS NULL OR uuid > $1::uuid ORDER BY uuid LIMIT $2`,
+    [after, limit],
+  );
+  return rows.map((r) => r.uuid);
+}

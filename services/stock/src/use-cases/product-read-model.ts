@@ -6,7 +6,7 @@ import { newEvent } from '@pf/platform/outbox/outbox';
 import { pgSql } from '@pf/platform/outbox/sql';
 import type { ProductFacts } from '../domain/model';
 import { revisedFigure } from '../domain/stock-figure';
-import { applyProductState, insertUnknownProducts, lockProductsRead } from '../repositories/product-repository';
+import { applyProductState, insertUnknownProducts, lockProductsRead, productUuidsAfter } from '../repositories/product-repository';
 import { figuresOfProducts } from '../repositories/stock-repository';
 import { changeWithEvents, nowOf, STOCK_SCHEMA, type StockDeps } from './deps';
 
@@ -55,4 +55,35 @@ export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnve
  */
 export function recordSeededProducts(deps: StockDeps, products: Omit<ProductFacts, 'version'>[]): Promise<number> {
   return insertUnknownProducts(deps.prisma, products);
+}
+
+/** Products per transaction of `announceFigures`. */
+const ANNOUNCE_BATCH = 500;
+
+/**
+ * Writes one `stock-level.revised` (previousStock null) with the current figure of every product
+ * stock knows, a batch of products per transaction, under their row locks. For products stock
+ * knew before it announced first figures: until a stock movement or a catalog change of their
+ * figure, the orders service does not know their figure and counts them as covered. Safe to run
+ * again (a read model given the same figure changes nothing). Returns how many were announced.
+ */
+export async function announceFigures(deps: StockDeps, opts: { batchSize?: number } = {}): Promise<number> {
+  const batchSize = opts.batchSize ?? ANNOUNCE_BATCH;
+  let after: string | null = null;
+  let announced = 0;
+  for (;;) {
+    const from: string | null = after;
+    const count: number = await changeWithEvents(deps, async (tx) => {
+      const batch = await productUuidsAfter(tx, from, batchSize);
+      if (batch.length === 0) return { result: 0, events: [] };
+      await tx.reads([lockProductsRead(batch)]);
+      const at = nowOf(deps).toISOString();
+      const figures = await figuresOfProducts(tx, batch);
+      after = batch[batch.length - 1]!;
+      const events = figures.map((f) => newEvent(StockLevelRevised, f.productUuid, { ...revisedFigure(undefined, f)!, changedAt: at }));
+      return { result: events.length, events };
+    });
+    if (count === 0) return announced;
+    announced += count;
+  }
 }
