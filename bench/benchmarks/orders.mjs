@@ -53,6 +53,20 @@ export const TARGETS = {
 
 const LINES = 10;
 
+/**
+ * Products in the catalogue. 10 (the default): every order names the same ten, so every hold
+ * queues on the same ten product locks, the worst case. BENCH_ORDERS_PRODUCTS=N (N > 10): each
+ * order names ten consecutive products of N from a random start, so orders rarely meet.
+ */
+const PRODUCTS = Math.max(LINES, Number(process.env.BENCH_ORDERS_PRODUCTS ?? LINES) || LINES);
+
+/** The ten SKUs of the next order: the catalogue's first ten, or ten from a random start. */
+function orderSkus(catalogue) {
+  if (catalogue.length === LINES) return catalogue;
+  const start = Math.floor(Math.random() * catalogue.length);
+  return Array.from({ length: LINES }, (_, i) => catalogue[(start + i) % catalogue.length]);
+}
+
 const PLAN = {
   full: { connections: 32, warmupSeconds: 10, durationSeconds: 60, pgbenchClients: 16, pgbenchSeconds: 60 },
   quick: { connections: 32, warmupSeconds: 2, durationSeconds: 5, pgbenchClients: 16, pgbenchSeconds: 5 },
@@ -95,9 +109,10 @@ export async function run(ctx) {
   const { createWarehouse } = await graphql(gatewayUrl, merchant, 'mutation($i: CreateWarehouseInput!) { createWarehouse(input: $i) { id } }', {
     i: { code: 'main', name: 'Main warehouse', countryCode: 'GB' },
   });
-  const skus = Array.from({ length: LINES }, (_, i) => `BENCH-${i + 1}`);
+  const catalogue = Array.from({ length: PRODUCTS }, (_, i) => `BENCH-${i + 1}`);
+  const skus = catalogue.slice(0, LINES);
   const productUuids = [];
-  for (const sku of skus) {
+  for (const sku of catalogue) {
     const { createProduct } = await graphql(gatewayUrl, merchant, 'mutation($i: CreateProductInput!) { createProduct(input: $i) { uuid } }', {
       i: { sku, name: `Bench product ${sku}` },
     });
@@ -114,7 +129,7 @@ export async function run(ctx) {
   await graphql(gatewayUrl, merchant, 'mutation($i: CreateShippingMethodInput!) { createShippingMethod(input: $i) { code } }', {
     i: { code: 'std', name: 'Standard', carrier: 'Royal Mail' },
   });
-  ctx.log(`channel ${channel.channelId}: ${LINES} products stocked in warehouse "main", shipping method "std"`);
+  ctx.log(`channel ${channel.channelId}: ${PRODUCTS} products stocked in warehouse "main", shipping method "std"${PRODUCTS > LINES ? `; each order names ${LINES} of them from a random start (BENCH_ORDERS_PRODUCTS)` : ''}`);
 
   const base = `/v1/channels/${channel.channelId}`;
   const job = {
@@ -122,6 +137,7 @@ export async function run(ctx) {
     basePath: base,
     token: channel.apiToken,
     skus,
+    catalogue,
     orderNumberPrefix: `bench-${randomBytes(4).toString('hex')}`,
     connections: plan.connections,
     warmupSeconds: plan.warmupSeconds,
@@ -198,15 +214,19 @@ export async function run(ctx) {
 
   let profiles;
   if (options.profile) {
-    // Profiles are written when each process exits; only the saturated window is summarised.
+    // Profiles are written when each process exits; each window is summarised on its own (a
+    // request costs more at half rate, where less is shared: relay batches, consumer runs).
     await ctx.processes.stopAll();
     const dir = path.join(ctx.runDir, 'profiles');
     profiles = {};
     for (const svc of ['rest-edge', 'gateway', 'orders', 'stock']) {
       const file = existsSync(dir) ? readdirSync(dir).find((f) => f.startsWith(svc)) : undefined;
       if (!file) continue;
-      profiles[svc] = summarizeCpuProfile(path.join(dir, file), root, 20, [max.window]);
-      ctx.print(profileReport(svc, profiles[svc], root));
+      profiles[svc] = {};
+      for (const [name, window] of [['saturated', max.window], ['half rate', half.window]]) {
+        profiles[svc][name] = summarizeCpuProfile(path.join(dir, file), root, 20, [window]);
+        ctx.print(profileReport(svc, name, profiles[svc][name], root));
+      }
     }
   }
 
@@ -229,12 +249,12 @@ export async function run(ctx) {
   };
 }
 
-function profileReport(svc, summary, root) {
+function profileReport(svc, windowName, summary, root) {
   return [
     formatTable(
       ['origin', 'self ms', '% of busy'],
       summary.origins.map((o) => [o.name, num(o.ms), num(o.percentOfBusy, 1)]),
-      `CPU profile of ${svc} during the saturated window: ${num(summary.busyMs)} ms busy of ${num(summary.totalMs)} ms (${path.relative(root, summary.file)})`,
+      `CPU profile of ${svc} during the ${windowName} window: ${num(summary.busyMs)} ms busy of ${num(summary.totalMs)} ms (${path.relative(root, summary.file)})`,
     ),
     formatTable(['function (self time)', 'self ms', '% of busy'], summary.functions.map((f) => [f.name, num(f.ms), num(f.percentOfBusy, 1)])),
     formatTable(
@@ -502,7 +522,7 @@ async function runPacedOrders(job, seconds, record) {
       req.end(body);
     });
   const placeOne = async () => {
-    const created = await send('POST', origin.pathname, orderBody(`${job.orderNumberPrefix}-${process.pid}-${record ? 'pm' : 'pw'}-${++seq}`, job.skus));
+    const created = await send('POST', origin.pathname, orderBody(`${job.orderNumberPrefix}-${process.pid}-${record ? 'pm' : 'pw'}-${++seq}`, orderSkus(job.catalogue)));
     if (created.status !== 201) return;
     if (record) create.push(created.ms);
     const { uuid } = JSON.parse(created.text);
@@ -558,7 +578,7 @@ function runOrders(autocannon, job, seconds, record) {
             method: 'POST',
             path: origin.pathname,
             headers,
-            setupRequest: (req) => ({ ...req, body: orderBody(`${job.orderNumberPrefix}-${process.pid}-${record ? 'm' : 'w'}-${++seq}`, job.skus) }),
+            setupRequest: (req) => ({ ...req, body: orderBody(`${job.orderNumberPrefix}-${process.pid}-${record ? 'm' : 'w'}-${++seq}`, orderSkus(job.catalogue)) }),
             onResponse: (status, body, context) => {
               if (status === 201) context.uuid = JSON.parse(body).uuid;
             },
