@@ -561,6 +561,21 @@ describe('the order endpoints', () => {
       expect(updated.body.data.map((o: any) => o.orderNumber)).toEqual(['L-2', 'L-4']);
     });
 
+    it('takes the camelCase spellings and per_page too; links use the document\'s names', async () => {
+      const one = await listApi.call('GET', '/orders?orderNumber=L-3');
+      expect(one.body.data.map((o: any) => o.orderNumber)).toEqual(['L-3']);
+      const created = await listApi.call('GET', `/orders?createdSince=${encodeURIComponent(mine[3].createdAt)}&per_page=1`);
+      expect(created.body.data.map((o: any) => o.orderNumber)).toEqual(['L-5']);
+      expect(created.body.meta).toMatchObject({ per_page: 1, total: 2 });
+      expect(created.body.links.next).toBe(
+        `${edge.url}/v1/channels/lister-shop/orders?created-since=${encodeURIComponent(mine[3].createdAt)}&sort=created-desc&per-page=1&page=2`,
+      );
+      expect((await listApi.call('GET', '/orders?perPage=2')).body.meta.per_page).toBe(2);
+      const refused = await listApi.call('GET', '/orders?updatedSince=yesterday');
+      expect(refused.status).toBe(422);
+      expect(refused.body.violations.map((v: { property: string }) => v.property)).toContain('updatedSince');
+    });
+
     it('an invalid query answers 422 naming the parameter', async () => {
       for (const [query, property] of [
         ['status=queued,shipped', 'status[1]'],

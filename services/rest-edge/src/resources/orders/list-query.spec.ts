@@ -19,6 +19,15 @@ describe('parseListOrdersQuery', () => {
     });
   });
 
+  it('accepts camelCase spellings and per_page; the document\'s names win and the links use them', () => {
+    const q = parseListOrdersQuery({ orderNumber: 'A 1', updatedSince: '2026-10-20T08:00:00Z', createdSince: '2026-10-19T08:00:00Z', per_page: '5' });
+    expect(q.filter).toEqual({ orderNumber: 'A 1', updatedSince: '2026-10-20T08:00:00Z', createdSince: '2026-10-19T08:00:00Z' });
+    expect(q.perPage).toBe(5);
+    expect(q.kept).toEqual(expect.arrayContaining([['order-number', 'A 1'], ['per-page', 5]]));
+    expect(parseListOrdersQuery({ perPage: '7' }).perPage).toBe(7);
+    expect(parseListOrdersQuery({ 'order-number': 'kebab', orderNumber: 'camel' }).filter.orderNumber).toBe('kebab');
+  });
+
   it('reads every filter; status comma-separated, repeated or both, without duplicates', () => {
     const q = parseListOrdersQuery({
       status: ['queued,draft', 'queued'],

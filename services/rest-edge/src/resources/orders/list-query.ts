@@ -16,16 +16,30 @@ export interface ListOrdersQuery {
 }
 
 /**
+ * Other spellings accepted for the parameters named in kebab case: the camelCase of the order's own
+ * members (`orderNumber`, `updatedSince`, ...) and `per_page`, the name `meta` answers with. The
+ * document's name wins when both are sent; links always use the document's names.
+ */
+const ALIASES: Record<string, readonly string[]> = {
+  'order-number': ['orderNumber'],
+  'updated-since': ['updatedSince'],
+  'created-since': ['createdSince'],
+  'per-page': ['perPage', 'per_page'],
+};
+
+/**
  * Reads `GET /orders`'s query once the OpenAPI validation passed, so each value has its documented
  * form. `status` is comma-separated (`style: form, explode: false`) and may also come repeated;
  * every other parameter counts once (the last value). Unknown parameters are ignored.
  */
 export function parseListOrdersQuery(query: Record<string, unknown>): ListOrdersQuery {
-  const one = (name: string): string | undefined => {
+  const spelled = (name: string): string | undefined => {
     const v = query[name];
     const s = Array.isArray(v) ? v[v.length - 1] : v;
     return s === undefined || s === null ? undefined : String(s);
   };
+  const one = (name: string): string | undefined =>
+    [name, ...(ALIASES[name] ?? [])].map(spelled).find((v) => v !== undefined);
   const statuses = [query.status]
     .flat(2)
     .filter((v) => v !== undefined && v !== null)
