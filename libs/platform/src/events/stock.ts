@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineEvent } from './envelope';
+import { defineEvent, type EventEnvelope } from './envelope';
 import { TOPICS } from './topics';
 
 /** A product's figure as `GET /stock-levels` reports it, and when it was set. */
@@ -42,3 +42,14 @@ export const StockLevelRevised = defineEvent({
 });
 
 export const STOCK_EVENTS = [StockLevelChanged, StockLevelRevised];
+
+/** What every figure event carries, whichever set it. */
+export type StockFigure = z.infer<typeof figure>;
+
+/**
+ * A figure a stock movement set (`stock-level.changed`) or a catalog change did
+ * (`stock-level.revised`): what a read model that follows figures keeps either way.
+ */
+export function isStockFigureEvent(event: EventEnvelope): event is EventEnvelope<StockFigure> {
+  return StockLevelChanged.is(event) || StockLevelRevised.is(event);
+}

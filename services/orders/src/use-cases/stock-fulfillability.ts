@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
-import { StockLevelChanged, StockLevelRevised } from '@pf/platform/events/stock';
+import { isStockFigureEvent } from '@pf/platform/events/stock';
 import { derivesFromStock, fulfillabilityFromStock, fulfillabilityOnTakingStock, neededPerProduct, needsAffected } from '../domain/fulfillability';
 import type { Order, OrderLine } from '../domain/model';
 import type { FulfillableStatus } from '../domain/order-state-machine';
@@ -49,7 +49,7 @@ export interface StockRunOutcome {
  * whose status stays is not written.
  */
 export async function applyStockLevelEvents(deps: StockDeps, events: readonly EventEnvelope[]): Promise<StockRunOutcome> {
-  const stockEvents = events.filter(isFigureEvent);
+  const stockEvents = events.filter(isStockFigureEvent);
   const ignored = events.length - stockEvents.length;
   if (stockEvents.length === 0) return { applied: 0, duplicates: 0, ignored, ordersChanged: 0 };
   return inTransaction(deps, async (tx, unit) => {
@@ -75,16 +75,6 @@ export async function applyStockLevelEvents(deps: StockDeps, events: readonly Ev
     const ordersChanged = await deriveAgain(deps, tx, unit, concerned);
     return { applied, duplicates: stockEvents.length - applied, ignored, ordersChanged };
   });
-}
-
-type FigureEvent = EventEnvelope<{ teamCode: string; productUuid: string; stock: number; changedAt: string }>;
-
-/**
- * A figure a stock movement set (`stock-level.changed`) or a catalog change did
- * (`stock-level.revised`, a product's first figure among them): the read model keeps either.
- */
-function isFigureEvent(e: EventEnvelope): e is FigureEvent {
-  return StockLevelChanged.is(e) || StockLevelRevised.is(e);
 }
 
 /** Derives again the orders these figure changes concern; how many changed status. */

@@ -84,13 +84,7 @@ export function figureChanges(before: readonly FigureSnapshot[], after: readonly
 }
 
 /** A figure a catalog change set, for `stock-level.revised` (`previousStock` null: the first). */
-export interface RevisedFigure {
-  productUuid: string;
-  teamCode: string;
-  sku: string | null;
-  stock: number;
-  previousStock: number | null;
-}
+export type RevisedFigure = Omit<FigureChange, 'previousStock'> & { previousStock: number | null };
 
 /**
  * What a catalog change of a product (created, print-on-demand flags, deleted) did to its figure,

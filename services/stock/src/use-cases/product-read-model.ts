@@ -1,3 +1,4 @@
+import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { ProductCreated, ProductDeleted, ProductUpdated } from '@pf/platform/events/catalog';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { StockLevelRevised } from '@pf/platform/events/stock';
@@ -33,7 +34,7 @@ export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnve
   const productUuid = state.productUuid.toLowerCase();
   return changeWithEvents(deps, async (tx) => {
     let outcome: ProductEventOutcome = 'stale';
-    let events: ReturnType<typeof newEvent>[] = [];
+    let events: OutgoingEvent[] = [];
     const applied = await applyOnce((fn) => fn(pgSql(tx)), STOCK_SCHEMA, PRODUCT_READ_MODEL_CONSUMER, event, async () => {
       const [known] = await tx.reads([lockProductsRead([productUuid])]);
       // A row the demo seeder wrote (version 0) was never announced.
