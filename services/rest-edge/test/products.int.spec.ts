@@ -331,6 +331,29 @@ describe('products, SKU validation and shipping methods', () => {
       // and beta sees its own
       expect((await call('GET', `/products/${betaTwin.uuid}`, { channel: 'beta-shop', token: beta.shop!.token })).status).toBe(200);
     });
+
+    it('GET /products/validate-skus reads "validate-skus" as a product id (404 as above, not 405); a bad percent-escape is a 404', async () => {
+      const res = await edge.call('GET', '/v1/channels/acme-shop/products/validate-skus', { token: acme.shop!.token });
+      sys.contract.check('GET', '/products/{productUuid}', res);
+      expect(res.status).toBe(404);
+      expect(res.body.detail).toBe('This product could not be found.');
+      const malformed = await edge.call('GET', '/v1/channels/acme-shop/products/%E0%A4%A', { token: acme.shop!.token });
+      expect(malformed.status).toBe(404);
+      expect(malformed.body).toMatchObject({ status: 404, title: 'Not Found' });
+    });
+
+    it('HEAD answers as GET does, without a body', async () => {
+      for (const path of ['/products', `/products/${live[0]!.uuid}`, '/shipping-methods', '/']) {
+        const get = await edge.call('GET', `/v1/channels/acme-shop${path}`, { token: acme.shop!.token });
+        const head = await edge.call('HEAD', `/v1/channels/acme-shop${path}`, { token: acme.shop!.token });
+        expect(head.status).toBe(get.status);
+        expect(head.status).toBe(200);
+        expect(head.body).toBe('');
+        expect(head.headers['content-type']).toBe(get.headers['content-type']);
+        expect(head.headers['service-api-version']).toBe('1.2.0');
+      }
+      expect((await edge.call('HEAD', `/v1/channels/acme-shop/products/${UNKNOWN}`, { token: acme.shop!.token })).status).toBe(404);
+    });
   });
 
   describe('POST /products/validate-skus', () => {

@@ -82,24 +82,23 @@ export function openApiMetadata(openApiContext: OpenApiContext, responseApiDoc?:
     const requestPath = (context.useRequestUrl ? req.url : req.originalUrl).split('?')[0]!;
     const paths = compiledFor(!!req.app.enabled('case sensitive routing'), !!req.app.enabled('strict routing'));
     const method = req.method.toLowerCase();
+    // The first matching path lacking the method: answers 405 unless a later path has it.
+    let lacking: CompiledPath | undefined;
     for (const p of paths) {
       const match = p.regexp.exec(requestPath);
       if (!match) continue;
+      const schema = operationOf(context.apiDoc.paths[p.pathKey], method);
+      if (!schema) {
+        lacking ??= p;
+        continue;
+      }
       let pathParams: Record<string, string>;
       try {
         const values = match.slice(1).map(decodeURIComponent);
         pathParams = Object.fromEntries(p.paramKeys.map((k, i) => [k, values[i]!]));
       } catch {
-        throw new validatorErrors.BadRequest({ path: req.path, message: `malformed uri'` });
-      }
-      const schema = context.apiDoc.paths[p.pathKey]?.[method];
-      if (!schema) {
-        // The first path that matches decides, as in the library: a method it lacks is a 405.
-        if (context.ignoreUndocumented) {
-          next();
-          return;
-        }
-        throw new validatorErrors.MethodNotAllowed({ path: req.path, message: `${req.method} method not allowed`, headers: { Allow: p.allow } });
+        // A bad percent-escape names no resource (the error middleware answers 404).
+        throw new URIError(`malformed path parameter in ${req.path}`);
       }
       const openapi: Record<string, unknown> = {
         expressRoute: p.expressRoute,
@@ -108,17 +107,32 @@ export function openApiMetadata(openApiContext: OpenApiContext, responseApiDoc?:
         schema,
         serial: context.serial,
       };
-      if (responseApiDoc) openapi._responseSchema = responseApiDoc.paths[p.pathKey]?.[method];
+      if (responseApiDoc) openapi._responseSchema = operationOf(responseApiDoc.paths[p.pathKey], method);
       (req as unknown as { openapi: unknown }).openapi = openapi;
       req.params = pathParams;
       next();
       return;
+    }
+    if (lacking) {
+      if (context.ignoreUndocumented) {
+        next();
+        return;
+      }
+      throw new validatorErrors.MethodNotAllowed({ path: req.path, message: `${req.method} method not allowed`, headers: { Allow: lacking.allow } });
     }
     if (context.isManagedRoute(routePath) && !context.ignoreUndocumented) {
       throw new validatorErrors.NotFound({ path: req.path, message: 'not found' });
     }
     next();
   };
+}
+
+/**
+ * The operation answering `method` on a path; HEAD is answered as GET wherever GET is (RFC 9110
+ * 9.3.2: express's router does the same, and Node sends no body).
+ */
+function operationOf(path: Record<string, OperationSchema | undefined> | undefined, method: string): OperationSchema | undefined {
+  return path?.[method] ?? (method === 'head' ? path?.get : undefined);
 }
 
 /** The documented paths in the library's lookup order. */

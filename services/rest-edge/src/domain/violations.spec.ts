@@ -1,4 +1,4 @@
-import { propertyOfPointer } from './violations';
+import { onTheCountAlone, propertyOfPointer } from './violations';
 
 describe('propertyOfPointer', () => {
   it.each([
@@ -21,5 +21,25 @@ describe('propertyOfPointer', () => {
 
   it('keeps an unknown first segment as part of the path', () => {
     expect(propertyOfPointer('/something/else')).toBe('something.else');
+  });
+});
+
+describe('onTheCountAlone', () => {
+  const tooMany = { path: '/body/orderLines', message: 'must NOT have more than 500 items', errorCode: 'maxItems.openapi.validation' };
+
+  it('drops what is wrong inside a list that is too long, and keeps everything else', () => {
+    const failures = [
+      tooMany,
+      { path: '/body/orderLines/0/quantity', message: 'must be >= 1', errorCode: 'minimum.openapi.validation' },
+      { path: '/body/orderLines/500/product/sku', message: 'must be string', errorCode: 'type.openapi.validation' },
+      { path: '/body/orderLinesNote', message: 'must be string', errorCode: 'type.openapi.validation' },
+      { path: '/body/orderNumber', message: 'must NOT have more than 255 characters', errorCode: 'maxLength.openapi.validation' },
+    ];
+    expect(onTheCountAlone(failures).map((f) => f.path)).toEqual(['/body/orderLines', '/body/orderLinesNote', '/body/orderNumber']);
+  });
+
+  it('leaves the failures of lists within their length as they are', () => {
+    const failures = [{ path: '/body/orderLines/3/quantity', message: 'must be >= 1', errorCode: 'minimum.openapi.validation' }];
+    expect(onTheCountAlone(failures)).toBe(failures);
   });
 });

@@ -30,3 +30,21 @@ function joinPath(segments: string[]): string {
   }
   return out;
 }
+
+/** One failure as the request validator reports it (a JSON pointer and the keyword that failed). */
+export interface ValidationFailure {
+  path: string;
+  message: string;
+  errorCode?: string;
+}
+
+/**
+ * A list over its maximum length is refused on the count alone (spec rule O4: "at most 500
+ * `orderLines` per request (refused on the count alone)"): what is wrong inside its items is not
+ * reported beside it, however many they are.
+ */
+export function onTheCountAlone(failures: ValidationFailure[]): ValidationFailure[] {
+  const overlong = failures.filter((f) => f.errorCode === 'maxItems.openapi.validation').map((f) => `${f.path}/`);
+  if (overlong.length === 0) return failures;
+  return failures.filter((f) => !overlong.some((list) => f.path.startsWith(list)));
+}

@@ -3,7 +3,7 @@ import type { ErrorRequestHandler, NextFunction, Request, Response } from 'expre
 import { error as validatorErrors } from 'express-openapi-validator';
 import type { Logger } from '@pf/platform/logging';
 import { Problem, type Violation } from '@pf/platform/problems';
-import { propertyOfPointer } from '../domain/violations';
+import { onTheCountAlone, propertyOfPointer } from '../domain/violations';
 import { UpstreamError } from '../upstream/graphql';
 import { requestIdOf } from './request-context';
 
@@ -60,7 +60,7 @@ function validatorAnswer(err: ValidatorError): Answer | undefined {
 }
 
 function violationsOf(err: ValidatorError): Violation[] {
-  const items = err.errors?.length ? err.errors : [{ path: '/body', message: err.message }];
+  const items = err.errors?.length ? onTheCountAlone(err.errors) : [{ path: '/body', message: err.message }];
   return items.map((e) => ({ property: propertyOfPointer(e.path), message: e.message }));
 }
 
