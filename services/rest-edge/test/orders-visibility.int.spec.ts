@@ -157,6 +157,13 @@ describe('order visibility (rule O1) and the inactive team', () => {
       expect((await sleepyApi.call('GET', `/orders/${orders.draft.uuid}`)).body.data).toEqual(orders.draft);
     });
 
+    it('POST /orders replaying a confirmed order: the replay 409 of rule O2, not 403 (it neither creates nor amends)', async () => {
+      const replay = await sleepyApi.call('POST', '/orders', { body: { orderNumber: 'S-confirmed', orderLines: lines(['CAP', 5]), strictSkus: true } });
+      expect(replay.status).toBe(409);
+      expect(replay.body).toMatchObject({ type: `${PROBLEM_TYPE_BASE}order-already-confirmed`, orderUuid: orders.confirmed.uuid, orderStatus: orders.confirmed.status, data: orders.confirmed });
+      expect((await sleepyApi.call('GET', `/orders/${orders.confirmed.uuid}`)).body.data).toEqual(orders.confirmed);
+    });
+
     it('validation comes first: an invalid body is 422, not 403', async () => {
       const create = await sleepyApi.call('POST', '/orders', { body: { orderNumber: 'x'.repeat(256), orderLines: lines(['MUG', 1]) } });
       expect(create.status).toBe(422);

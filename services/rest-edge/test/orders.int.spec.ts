@@ -290,6 +290,16 @@ describe('the order endpoints', () => {
         });
         expect((await get(order.uuid)).body.data).toEqual(before);
       });
+
+      it('the replay is answered before the SKUs are judged: strictSkus with an unknown SKU still gets the 409', async () => {
+        const confirmedOrder = await reach.queued!();
+        const finished = await reach.cancelled!();
+        for (const [order, type] of [[confirmedOrder, 'order-already-confirmed'], [finished, 'order-not-updatable']] as const) {
+          const res = await create({ orderNumber: order.orderNumber, orderLines: lines(['NO-SUCH-SKU', 1]), strictSkus: true });
+          expect(res.status).toBe(409);
+          expect(res.body).toMatchObject({ type: `${PROBLEM_TYPE_BASE}${type}`, orderUuid: order.uuid });
+        }
+      });
     });
 
     describe('other conflicts', () => {
@@ -427,6 +437,23 @@ describe('the order endpoints', () => {
         expect(res.body).toMatchObject({ orderNumber, printTrailOrderNumber, shippingDetails });
       });
 
+      it('characters are counted as characters: 255 emoji make an order number of 255 (510 UTF-16 units)', async () => {
+        const orderNumber = '\u{1F4E6}'.repeat(255);
+        const res = await create({ orderNumber, orderLines: lines(['MUG', 1]) });
+        expect(res.status).toBe(201);
+        expect(res.body.orderNumber).toBe(orderNumber);
+        const over = await create({ orderNumber: '\u{1F4E6}'.repeat(256), orderLines: lines(['MUG', 1]) });
+        expect(over.status).toBe(422);
+        expect(over.body.violations).toEqual([{ property: 'orderNumber', message: expect.any(String) }]);
+      });
+
+      it('empty and null shipping members are taken as absent, not refused', async () => {
+        const shippingDetails = { ...GB_ADDRESS, companyName: '', address2: '', address3: null, phone: '', state: { name: '', code: null }, country: { name: 'United Kingdom', code: 'GB' } };
+        const res = await create({ orderNumber: fresh(), orderLines: lines(['MUG', 1]), shippingDetails });
+        expect(res.status).toBe(201);
+        expect(res.body.shippingDetails).toEqual(GB_ADDRESS_RESOURCE);
+      });
+
       it('an over-long SKU at its limit is only unmatched (dropped), never a 500', async () => {
         const res = await create({ orderNumber: fresh(), orderLines: lines(['MUG', 1], [long(255), 1]) });
         expect(res.status).toBe(201);
@@ -442,6 +469,12 @@ describe('the order endpoints', () => {
         const res = await create({ orderNumber: fresh(), orderLines: many(501) });
         expect(res.status).toBe(422);
         expect(res.body.violations).toEqual([{ property: 'orderLines', message: 'must NOT have more than 500 items' }]);
+
+        // however wrong the lines are: nothing about them is reported beside the count
+        const invalid = Array.from({ length: 501 }, () => ({ product: {}, quantity: 0 }));
+        const counted = await create({ orderNumber: fresh(), orderLines: invalid });
+        expect(counted.status).toBe(422);
+        expect(counted.body.violations).toEqual([{ property: 'orderLines', message: 'must NOT have more than 500 items' }]);
       });
 
       it('other invalid members are named too (missing orderNumber, a quantity of 0, a bad country code)', async () => {
@@ -657,6 +690,16 @@ describe('the order endpoints', () => {
       expect(res.status).toBe(428);
       expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}order-state-forbids`, title: 'Precondition Required', status: 428, detail: expect.any(String) });
     });
+
+    it('an order cancelled after its confirmation cannot be confirmed again either: 428, the order unchanged', async () => {
+      const order = await confirmed();
+      const cancelled = await api.call('PUT', `/orders/${order.uuid}/cancel`);
+      expect(cancelled.body.data).toMatchObject({ status: 'cancelled', confirmedAt: order.confirmedAt });
+      const res = await confirm(order.uuid);
+      expect(res.status).toBe(428);
+      expect(res.body).toMatchObject({ type: `${PROBLEM_TYPE_BASE}order-state-forbids`, status: 428 });
+      expect((await get(order.uuid)).body.data).toEqual(cancelled.body.data);
+    });
   });
 
   describe('PUT /orders/{orderUuid}/lines (rule O5)', () => {
@@ -819,6 +862,9 @@ describe('the order endpoints', () => {
       const tooMany = await api.call('PUT', `/orders/${order.uuid}/lines`, { body: { orderLines: many } });
       expect(tooMany.status).toBe(422);
       expect(tooMany.body.violations).toEqual([{ property: 'orderLines', message: 'must NOT have more than 500 items' }]);
+      const tooManyInvalid = await api.call('PUT', `/orders/${order.uuid}/lines`, { body: { orderLines: many.map(({ product }) => ({ product, quantity: -1 })) } });
+      expect(tooManyInvalid.status).toBe(422);
+      expect(tooManyInvalid.body.violations).toEqual([{ property: 'orderLines', message: 'must NOT have more than 500 items' }]);
       const longSku = await api.call('PUT', `/orders/${order.uuid}/lines`, { body: { orderLines: [...lines(['MUG', 1]), { lineNumber: 2, product: { sku: 'x'.repeat(256) }, quantity: 1 }] } });
       expect(longSku.status).toBe(422);
       expect(longSku.body.violations).toEqual([{ property: 'orderLines[1].product.sku', message: expect.stringMatching(/more than 255 characters/) }]);

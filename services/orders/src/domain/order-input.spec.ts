@@ -1,4 +1,4 @@
-import { confirmationAddressViolations, parseInstant, validateLines, validateOrderInput, validateShippingDetails } from './order-input';
+import { characterCount, confirmationAddressViolations, longerThan, parseInstant, validateLines, validateOrderInput, validateShippingDetails } from './order-input';
 
 const line = (sku: string, quantity = 1, lineNumber?: number) => ({ product: { sku }, quantity, ...(lineNumber !== undefined ? { lineNumber } : {}) });
 const props = (r: { ok: boolean; violations?: { property: string }[] }) => (r.ok ? [] : r.violations!.map((v) => v.property));
@@ -105,5 +105,28 @@ describe('order input (rule O4)', () => {
 
   it('confirming needs address1, city and country code', () => {
     expect(confirmationAddressViolations(null).map((v) => v.property)).toEqual(['shippingDetails.address1', 'shippingDetails.city', 'shippingDetails.country.code']);
+  });
+
+  it('counts characters as code points, as the contract, the edge and Postgres do', () => {
+    expect(characterCount('\u{1F4E6}ab')).toBe(3);
+    expect(longerThan('\u{1F4E6}'.repeat(255), 255)).toBe(false);
+    expect(longerThan('\u{1F4E6}'.repeat(256), 255)).toBe(true);
+    expect(longerThan('a'.repeat(256), 255)).toBe(true);
+    expect(longerThan('a'.repeat(255), 255)).toBe(false);
+    const v = validateOrderInput({ orderNumber: '\u{1F4E6}'.repeat(255), orderLines: [{ product: { sku: '\u00e9'.repeat(255) }, quantity: 1 }] });
+    expect(v.ok).toBe(true);
+  });
+
+  it('an empty shipping member is absent, not refused; a country code may be empty too', () => {
+    const v = validateShippingDetails({ address1: '1 Park Row', address2: '', companyName: '', state: { name: '', code: '' }, country: { name: 'UK', code: '' } });
+    expect(v).toEqual({
+      ok: true,
+      value: expect.objectContaining({ address1: '1 Park Row', address2: null, companyName: null, state: null, country: { name: 'UK', code: null } }),
+    });
+  });
+
+  it('line numbers go up to the column maximum', () => {
+    expect(validateLines([{ lineNumber: 2_147_483_647, product: { sku: 'A' }, quantity: 1 }], { requireLineNumbers: true }).ok).toBe(true);
+    expect(validateLines([{ lineNumber: 2_147_483_648, product: { sku: 'A' }, quantity: 1 }], { requireLineNumbers: true }).ok).toBe(false);
   });
 });

@@ -11,7 +11,8 @@ export const LIMITS = {
   sku: 255,
   lines: 500,
   quantity: 100_000,
-  lineNumber: 1_000_000,
+  /** The column's (INTEGER) and the OpenAPI document's maximum. */
+  lineNumber: 2_147_483_647,
 } as const;
 
 /** Maximum lengths of the shipping details: section 2's, and ours for the members it does not list. */
@@ -105,10 +106,43 @@ function tooLong(property: string, max: number): Violation {
   return { property, message: `At most ${max} characters.` };
 }
 
+/**
+ * Characters as the contract counts them (and the edge's validator and Postgres's `length()`):
+ * code points, so an emoji is one character, not two UTF-16 units.
+ */
+export function characterCount(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+/** Whether `value` has more than `max` characters (code points); cheap for the usual short value. */
+export function longerThan(value: string, max: number): boolean {
+  // A code point takes one or two UTF-16 units: up to max units is never too long, over 2 * max always is.
+  if (value.length <= max) return false;
+  if (value.length > 2 * max) return true;
+  return characterCount(value) > max;
+}
+
 function textViolations(value: string | null | undefined, property: string, max: number, required: boolean): Violation[] {
   if (value === null || value === undefined) return required ? [{ property, message: 'Required.' }] : [];
   if (value.length === 0) return [{ property, message: 'Must not be empty.' }];
-  return value.length > max ? [tooLong(property, max)] : [];
+  return longerThan(value, max) ? [tooLong(property, max)] : [];
+}
+
+/** An empty shipping member means "none" (shops send `address2: ""`): it reads as absent. */
+function blankAsAbsent(value: string | null | undefined): string | null | undefined {
+  return value === '' ? null : value;
+}
+
+function withoutBlanks(input: ShippingDetailsInput): ShippingDetailsInput {
+  const out: ShippingDetailsInput = {};
+  for (const key of ['firstName', 'lastName', 'companyName', 'address1', 'address2', 'address3', 'address4', 'city', 'postalCode', 'email', 'phone'] as const) {
+    out[key] = blankAsAbsent(input[key]);
+  }
+  if (input.state !== undefined) out.state = input.state && { name: blankAsAbsent(input.state.name), code: blankAsAbsent(input.state.code) };
+  if (input.country !== undefined) out.country = input.country && { name: blankAsAbsent(input.country.name), code: blankAsAbsent(input.country.code) };
+  return out;
 }
 
 /**
@@ -128,7 +162,7 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
   lines.forEach((line, i) => {
     const sku = line.product?.sku;
     if (typeof sku !== 'string' || sku.length === 0) violations.push({ property: at(i, '.product.sku'), message: 'Required.' });
-    else if (sku.length > LIMITS.sku) violations.push(tooLong(at(i, '.product.sku'), LIMITS.sku));
+    else if (longerThan(sku, LIMITS.sku)) violations.push(tooLong(at(i, '.product.sku'), LIMITS.sku));
     if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > LIMITS.quantity) {
       violations.push({ property: at(i, '.quantity'), message: `A whole number from 1 to ${LIMITS.quantity}.` });
     }
@@ -147,9 +181,13 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
   return violations.length > 0 ? { ok: false, violations } : { ok: true, value: out };
 }
 
-/** Validates and normalises shipping details (lengths of section 2; country code two letters, upper case). */
-export function validateShippingDetails(input: ShippingDetailsInput | null | undefined, prefix = 'shippingDetails'): Validated<ShippingDetails | null> {
-  if (input === null || input === undefined) return { ok: true, value: null };
+/**
+ * Validates and normalises shipping details (lengths of section 2; country code two letters, upper
+ * case; an empty member is absent).
+ */
+export function validateShippingDetails(given: ShippingDetailsInput | null | undefined, prefix = 'shippingDetails'): Validated<ShippingDetails | null> {
+  if (given === null || given === undefined) return { ok: true, value: null };
+  const input = withoutBlanks(given);
   const violations: Violation[] = [];
   const plain = ['firstName', 'lastName', 'companyName', 'address1', 'address2', 'address3', 'address4', 'city', 'postalCode', 'email', 'phone'] as const;
   for (const key of plain) violations.push(...textViolations(input[key], `${prefix}.${key}`, SHIPPING_LIMITS[key], false));

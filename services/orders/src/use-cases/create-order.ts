@@ -87,19 +87,25 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
       ),
       lockApiOrderRead(channelId, wanted.orderNumber),
     ]);
+    // A replay of a confirmed or finished order is answered first (rule O2), whatever the team's
+    // state or the SKUs: it neither creates nor amends an order, and the order stays unchanged.
+    if (existing) refuseReplayOf(existing, wanted.orderNumber);
     if (active === false) throw teamInactive(teamCode);
     const lines = linesOf(products.uuidBySku, wanted, wanted.strictSkus);
     if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines, figures: products.figureByProduct });
-    const decision = replayDecision(existing);
-    if (decision !== 'replace') {
-      const detail =
-        decision === 'order-already-confirmed'
-          ? `Order ${wanted.orderNumber} is already confirmed (status ${existing.status}); it was left unchanged.`
-          : `Order ${wanted.orderNumber} can no longer be updated (status ${existing.status}); it was left unchanged.`;
-      throw new Problem(decision, { detail, extensions: { orderUuid: existing.uuid, orderStatus: existing.status } });
-    }
     return replaceOrder({ ...ctx, cause: { ...ctx.cause, trigger: 'replace' } }, existing, wanted, lines);
   });
+}
+
+/** Throws the replay 409 of rule O2 unless `existing` may be replaced by what was sent. */
+function refuseReplayOf(existing: { uuid: string; status: string; confirmedAt: Date | null }, orderNumber: string): void {
+  const decision = replayDecision(existing);
+  if (decision === 'replace') return;
+  const detail =
+    decision === 'order-already-confirmed'
+      ? `Order ${orderNumber} is already confirmed (status ${existing.status}); it was left unchanged.`
+      : `Order ${orderNumber} can no longer be updated (status ${existing.status}); it was left unchanged.`;
+  throw new Problem(decision, { detail, extensions: { orderUuid: existing.uuid, orderStatus: existing.status } });
 }
 
 /** Back-office: an order entered in the merchant application, on the team's Standard channel. */
