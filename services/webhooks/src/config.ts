@@ -66,6 +66,8 @@ export const webhooksConfigShape = {
   WEBHOOK_STOCK_WINDOW_SECONDS: seconds(600),
   /** The stock subgraph, called directly with a service JWT for the figures at sending time. */
   STOCK_URL: env.url('http://127.0.0.1:4103/graphql'),
+  /** The orders subgraph, called directly with a service JWT: a resend describes the order as it is now. */
+  ORDERS_URL: env.url('http://127.0.0.1:4104/graphql'),
   /** Key that signs the service JWT for the stock call (HS*: defaults to the verification secret). */
   JWT_SIGNING_KEY: env.optionalString(),
 

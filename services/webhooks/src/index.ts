@@ -13,6 +13,7 @@ import { webhooksConsumers } from './events/consumers';
 import { resolvers, type WebhooksContext } from './graphql/resolvers';
 import { loadWebhooksTypeDefs } from './graphql/schema';
 import { createPrismaClient, createQueuePool, WEBHOOKS_SCHEMA } from './repositories/db';
+import { OrdersSubgraphOrders, OrdersWithFallback, ReadModelOrders, type CurrentOrders } from './orders/current-orders';
 import { StockSubgraphFigures, type StockFigures } from './stock/stock-figures';
 import { WebhooksUseCases, type WebhooksDeps } from './use-cases';
 import { EndpointCache } from './use-cases/endpoint-cache';
@@ -26,6 +27,7 @@ export { SystemResolver } from './delivery/system-resolver';
 export { checkWebhookUrl, type HostResolver, type ResolvedAddress } from './domain/url-policy';
 export { serialiseBody, signBody } from './domain/notifications';
 export type { StockFigures, StockFigure } from './stock/stock-figures';
+export type { CurrentOrders, CurrentOrder } from './orders/current-orders';
 
 /** Absolute path of the webhooks SQL migrations (next to src/ and dist/, in the package root). */
 export const WEBHOOKS_MIGRATIONS_DIR = path.resolve(__dirname, '..', 'migrations');
@@ -36,6 +38,11 @@ export interface WebhooksOverrides {
   resolver?: HostResolver;
   /** Where current stock figures come from (default: the stock subgraph at STOCK_URL). */
   stockFigures?: StockFigures;
+  /**
+   * Where a resend reads the order (default: the orders subgraph at ORDERS_URL, falling back to
+   * the read model given here when it cannot answer).
+   */
+  currentOrders?: (readModel: CurrentOrders) => CurrentOrders;
 }
 
 /** A running webhooks service with its parts, for tests. */
@@ -56,7 +63,7 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
   const config = loadWebhooksConfig(deps.env, deps.jwt.key);
   const signingKey = config.JWT_SIGNING_KEY ?? (deps.jwt.algorithm.startsWith('HS') ? deps.jwt.key : undefined);
   if (!signingKey) {
-    throw new ConfigError(['JWT_SIGNING_KEY'], `Invalid configuration:\n  JWT_SIGNING_KEY: required with ${deps.jwt.algorithm} (signs the service JWT for the stock subgraph)`);
+    throw new ConfigError(['JWT_SIGNING_KEY'], `Invalid configuration:\n  JWT_SIGNING_KEY: required with ${deps.jwt.algorithm} (signs the service JWT for the stock and orders subgraphs)`);
   }
   const logger = deps.logger;
   const prisma = createPrismaClient(deps.databaseUrl, config.WEBHOOKS_DB_POOL_MAX);
@@ -68,11 +75,17 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
     logger.warn({ ranges: config.WEBHOOK_ALLOW_PRIVATE_RANGES, extraCa: Boolean(config.extraCa) }, 'webhook delivery allows extra address ranges or an extra CA (tests and local development only)');
   }
   const secrets = new SecretBox(config.secretKey, config.previousSecretKeys);
+  const serviceJwt = { algorithm: deps.jwt.algorithm, key: signingKey, issuer: deps.jwt.issuer, audience: deps.jwt.audience, expiresInSeconds: 60 };
+  const readModel = new ReadModelOrders(pool);
+  const orders = overrides.currentOrders
+    ? overrides.currentOrders(readModel)
+    : new OrdersWithFallback(new OrdersSubgraphOrders({ url: config.ORDERS_URL, jwt: serviceJwt, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), readModel, logger);
   const useCaseDeps: WebhooksDeps = {
     pool,
     prisma,
     secrets,
     endpoints: new EndpointCache(pool, secrets),
+    orders,
     onQueued: () => worker.nudge(),
     resolver,
     policy,
@@ -106,7 +119,7 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
     overrides.stockFigures ??
     new StockSubgraphFigures({
       url: config.STOCK_URL,
-      jwt: { algorithm: deps.jwt.algorithm, key: signingKey, issuer: deps.jwt.issuer, audience: deps.jwt.audience, expiresInSeconds: 60 },
+      jwt: serviceJwt,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
     });
   const stockWindows = new StockWindowWorker({

@@ -185,6 +185,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
         WEBHOOKS_QUEUE_POOL_MAX: '2',
         // The orders service holds stock on the stock subgraph started before it.
         ...(def === ordersService ? { ORDERS_DB_POOL_MAX: '6', ORDERS_PRISMA_POOL_MAX: '2', STOCK_URL: subgraphUrls.stock!, ...ordersEnv } : {}),
+        // A resend asks the orders subgraph when it runs; otherwise nothing answers there (port 9) and the read model serves.
+        ...(def === webhooksService ? { ORDERS_URL: subgraphUrls.orders ?? 'http://127.0.0.1:9/graphql' } : {}),
       },
     });
     await instance.start();

@@ -1,7 +1,5 @@
-import http from 'node:http';
-import https from 'node:https';
-import got, { type Got } from 'got';
-import { signIdentity, type JwtSignOptions } from '@pf/platform/identity';
+import type { JwtSignOptions } from '@pf/platform/identity';
+import { SubgraphClient } from '../upstream/subgraph-client';
 
 /** A product's figure as `GET /stock-levels` reports it. */
 export interface StockFigure {
@@ -23,41 +21,22 @@ export interface StockFigures {
  * lists; a deleted product (or one of another team) is not in it.
  */
 export class StockSubgraphFigures implements StockFigures {
-  private readonly client: Got;
+  private readonly client: SubgraphClient;
 
-  constructor(private readonly opts: { url: string; jwt: JwtSignOptions; timeoutMs?: number }) {
-    const keepAlive = { keepAlive: true, maxSockets: 4 };
-    this.client = got.extend({
-      agent: { http: new http.Agent(keepAlive), https: new https.Agent(keepAlive) },
-      timeout: { request: opts.timeoutMs ?? 10_000 },
-      retry: { limit: 1, methods: ['POST'] },
-      responseType: 'json',
-    });
+  constructor(opts: { url: string; jwt: JwtSignOptions; timeoutMs?: number }) {
+    this.client = new SubgraphClient({ ...opts, name: 'stock' });
   }
 
   async figuresOf(teamCode: string, productUuids: readonly string[]): Promise<Map<string, StockFigure>> {
     const figures = new Map<string, StockFigure>();
     for (let i = 0; i < productUuids.length; i += 5000) {
-      const body = await this.query<{ stockLevelsOf: { productUuid: string; sku: string | null; stock: number }[] }>(
+      const body = await this.client.query<{ stockLevelsOf: { productUuid: string; sku: string | null; stock: number }[] }>(
         'query StockFigures($t: ID!, $p: [ID!]!) { stockLevelsOf(teamCode: $t, productUuids: $p) { productUuid sku stock } }',
         { t: teamCode, p: productUuids.slice(i, i + 5000) },
-        teamCode,
+        `webhooks-stock-${teamCode}`,
       );
       for (const row of body.stockLevelsOf) figures.set(row.productUuid.toLowerCase(), { stock: row.stock, sku: row.sku });
     }
     return figures;
-  }
-
-  private async query<T>(query: string, variables: Record<string, unknown>, teamCode: string): Promise<T> {
-    const token = signIdentity({ kind: 'service', service: 'webhooks' }, this.opts.jwt);
-    const res = await this.client.post(this.opts.url, {
-      json: { query, variables },
-      headers: { authorization: `Bearer ${token}`, 'x-request-id': `webhooks-stock-${teamCode}` },
-    });
-    const payload = res.body as { data?: T; errors?: { message: string }[] };
-    if (payload.errors?.length || !payload.data) {
-      throw new Error(`stock subgraph answered ${res.statusCode}: ${payload.errors?.map((e) => e.message).join('; ') ?? 'no data'}`);
-    }
-    return payload.data;
   }
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from '@pf/platform/logging';
 import type { SecretBox } from '../domain/secrets';
 import type { EndpointCache } from './endpoint-cache';
+import type { CurrentOrders } from '../orders/current-orders';
 import type { AddressPolicy, HostResolver } from '../domain/url-policy';
 import type { PrismaClient } from '../generated/prisma/client';
 
@@ -21,6 +22,8 @@ export interface WebhooksDeps {
   logger: Logger;
   /** Registrations as last read, for the event path (checked by its statement). */
   endpoints: EndpointCache;
+  /** Orders as they are now, for resends (the orders service, else the read model). */
+  orders: CurrentOrders;
   /** Called when the event path queued a delivery: wakes this process's delivery worker. */
   onQueued?: () => void;
 }

@@ -15,7 +15,7 @@ import {
 import { inTransaction } from '../repositories/db';
 import { findStoredDelivery, insertDeliveries } from '../repositories/deliveries';
 import { endpointForQueueing } from '../repositories/endpoints';
-import { findOrderView, type OrderViewRow } from '../repositories/read-models';
+import type { CurrentOrder } from '../orders/current-orders';
 import type { WebhooksDeps } from './deps';
 import { queueForChannel, type Notification } from './queueing';
 
@@ -34,7 +34,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const orderNotFound = () =>
   Problem.validation([{ property: 'orderUuid', message: 'No order with this uuid was found for this channel.' }], 'The order could not be found.');
 
-function snapshotOfView(o: OrderViewRow): OrderSnapshot {
+function snapshotOf(o: CurrentOrder): OrderSnapshot {
   return {
     orderUuid: o.orderUuid,
     teamCode: o.teamCode,
@@ -49,8 +49,8 @@ function snapshotOfView(o: OrderViewRow): OrderSnapshot {
 }
 
 /** The resent webhook describes the order as it is now (no "original" status: null). */
-function currentStateNotification(type: ResendableType, order: OrderViewRow): Notification {
-  const snapshot = snapshotOfView(order);
+function currentStateNotification(type: ResendableType, order: CurrentOrder): Notification {
+  const snapshot = snapshotOf(order);
   switch (type) {
     case 'order-created':
       return { notificationType: type, orderUuid: order.orderUuid, payload: orderCreatedPayload(snapshot) };
@@ -62,7 +62,8 @@ function currentStateNotification(type: ResendableType, order: OrderViewRow): No
 }
 
 /**
- * `POST /webhooks/resend`: queues an order-level webhook describing the order's current state,
+ * `POST /webhooks/resend`: queues an order-level webhook describing the order's current state (as
+ * the orders service has it),
  * signed with the channel's current secret. Only orders created through the API on this channel
  * (rule O1); any other uuid, known or not, gets the same 422.
  */
@@ -77,7 +78,9 @@ export async function resendWebhook(
   }
   const type = input.notificationType;
   if (!UUID.test(input.orderUuid)) throw orderNotFound();
-  const order = await findOrderView(deps.pool, input.orderUuid.toLowerCase());
+  // Asked of the orders service, not of the read model, which lags it: an order created a moment
+  // ago is the channel's to resend, and its current state is what the webhook describes.
+  const order = await deps.orders.find(input.orderUuid.toLowerCase());
   if (!order || order.origin !== 'api' || order.channelId !== ref.channelId) throw orderNotFound();
 
   return inTransaction(deps.pool, async (tx) => {

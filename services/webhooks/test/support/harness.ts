@@ -81,7 +81,8 @@ export class WebhooksHarness {
     const dns = opts.resolver ?? new TableResolver();
     const instance = await createWebhooksService(
       { databaseUrl: db.url, bus, jwt, logger, env: { NODE_ENV: 'test', WEBHOOK_POLL_INTERVAL_MS: '200', ...opts.env } },
-      { ...opts.overrides, resolver: dns },
+      // No orders service here: a resend reads the read model, which the tests feed with order events.
+      { currentOrders: (readModel) => readModel, ...opts.overrides, resolver: dns },
     );
     await instance.start();
     const harness = new WebhooksHarness(db, bus, instance, dns, !opts.bus);
