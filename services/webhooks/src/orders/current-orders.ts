@@ -1,5 +1,6 @@
 import type { JwtSignOptions } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
+import type { OrderSnapshot } from '../domain/notifications';
 import { findOrderView, type OrderViewRow } from '../repositories/read-models';
 import type { Queryable } from '../repositories/db';
 import { SubgraphClient, SubgraphError } from '../upstream/subgraph-client';
@@ -26,19 +27,16 @@ const ORDER_QUERY = `query CurrentOrder($u: ID!) {
   order(uuid: $u) { uuid orderNumber status fulfillableStatus createdAt updatedAt confirmedAt origin channelId teamCode }
 }`;
 
+/** The order as the orders subgraph answers it: the snapshot's members, and what rule O1 judges. */
+type OrderFields = Pick<OrderSnapshot, 'orderNumber' | 'status' | 'fulfillableStatus' | 'createdAt' | 'updatedAt' | 'confirmedAt'> & {
+  uuid: string;
+  origin: string;
+  channelId: string;
+  teamCode: string;
+};
+
 interface OrderAnswer {
-  order: {
-    uuid: string;
-    orderNumber: string;
-    status: string;
-    fulfillableStatus: string;
-    createdAt: string;
-    updatedAt: string;
-    confirmedAt: string | null;
-    origin: string;
-    channelId: string;
-    teamCode: string;
-  } | null;
+  order: OrderFields | null;
 }
 
 /**
