@@ -66,6 +66,7 @@ async function main(): Promise<void> {
     lifecycle.mountHealth(app);
     app.use(instance.app);
     const server = http.createServer(app);
+    instance.configureServer?.(server);
     lifecycle.registerHttpServer(`${name} http`, server);
     await instance.start();
     const bound = await listen(server, port, host);
@@ -90,6 +91,10 @@ async function main(): Promise<void> {
     ...directUrls,
     GATEWAY_URL: `${gatewayBase}/graphql`,
     RATE_LIMIT_STORE: 'memory',
+    // Every request checks its credentials with accounts: a revoked token, a deactivated channel
+    // or team is refused from the next request on, not once the event reached the edge. A
+    // development system can afford the lookup; deployments cache (AUTH_CACHE_TTL_MS, see README).
+    AUTH_CACHE_TTL_MS: '0',
   });
 
   const credentials = await demoCredentials({

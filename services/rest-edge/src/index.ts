@@ -1,5 +1,6 @@
 import type { ServiceDefinition } from '@pf/platform/service/service';
 import { loadRestEdgeConfig } from './config';
+import { answerClientErrors } from './http/client-error';
 import { createRestEdge } from './edge';
 
 export { createRestEdge, type RestEdge, type RestEdgeOptions } from './edge';
@@ -29,6 +30,12 @@ export const restEdgeService: ServiceDefinition = {
     if (deps.jwt.algorithm.startsWith('HS')) source.JWT_SIGNING_KEY ||= deps.jwt.key;
     const config = loadRestEdgeConfig(source);
     const edge = await createRestEdge({ config, logger: deps.logger, bus: deps.bus });
-    return { app: edge.app, start: () => edge.start(), stop: () => edge.stop(), ready: () => edge.ready() };
+    return {
+      app: edge.app,
+      start: () => edge.start(),
+      stop: () => edge.stop(),
+      ready: () => edge.ready(),
+      configureServer: (server) => answerClientErrors(server, edge.contract.version),
+    };
   },
 };

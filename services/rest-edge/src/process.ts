@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '@pf/platform/logging';
 import { busFromConfig } from '@pf/platform/service/process';
 import { loadRestEdgeConfig, type RestEdgeConfig } from './config';
 import { createRestEdge, type RestEdge } from './edge';
+import { answerClientErrors } from './http/client-error';
 
 export interface RestEdgeProcess {
   config: RestEdgeConfig;
@@ -35,6 +36,7 @@ export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Lo
 
     const server = http.createServer(edge.app);
     server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
+    answerClientErrors(server, edge.contract.version);
     lifecycle.registerHttpServer('http server', server);
 
     await edge.start();

@@ -139,6 +139,9 @@ describe('authentication (spec section 5) on every endpoint', () => {
         // unknown channel, with a token that works elsewhere: checked before the token is looked at
         await call(method, 'acme-nowhere', path, acme.shop!.token),
         await call(method, 'nobody-shop', path, acme.shop!.token),
+        // ids no channel can have: a NUL (Postgres refuses it in text), one far too long
+        await call(method, 'acme%00shop', path, acme.shop!.token),
+        await call(method, `acme-${'x'.repeat(300)}`, path, acme.shop!.token),
         // unknown channel with no token / the Standard token
         await call(method, 'acme-nowhere', path),
         await call(method, 'acme-nowhere', path, standardToken),

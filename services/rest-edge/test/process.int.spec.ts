@@ -87,6 +87,31 @@ describe('rest-edge process', () => {
     });
   });
 
+  /** Writes raw bytes and reads the whole answer (the edge closes the connection after it). */
+  function rawExchange(port: number, bytes: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1');
+      let answer = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk: string) => (answer += chunk));
+      socket.on('end', () => resolve(answer));
+      socket.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' && answer ? resolve(answer) : reject(err)));
+      socket.write(bytes);
+    });
+  }
+
+  it('what Node refuses before express (oversized headers, a malformed request) still gets a problem and the version header', async () => {
+    const { p } = await start();
+    const oversized = await rawExchange(p.port, `GET /v1/channels/acme-shop/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'t'.repeat(20_000)}\r\n\r\n`);
+    expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(oversized).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
+    expect(JSON.parse(oversized.split('\r\n\r\n')[1]!)).toEqual({ title: 'Request Header Fields Too Large', status: 431, detail: expect.any(String) });
+    const garbage = await rawExchange(p.port, 'NOT HTTP AT ALL\r\n\r\n');
+    expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(garbage).toMatch(/\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
+    expect(garbage).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
+  });
+
   it('shuts down gracefully and stops listening', async () => {
     const { p, url } = await start();
     expect((await get(`${url}/readyz`)).status).toBe(200);
@@ -107,6 +132,7 @@ describe('rest-edge process', () => {
     });
     await instance.start();
     const server = http.createServer(instance.app);
+    instance.configureServer?.(server);
     const port = await listen(server, 0, '127.0.0.1');
     try {
       await instance.ready();
@@ -116,6 +142,7 @@ describe('rest-edge process', () => {
       const third = await get(url, acme.shop!.token);
       expect(third.status).toBe(429);
       expect(third.headers['x-ratelimit-limit']).toBe('2');
+      expect(await rawExchange(port, 'NOT HTTP AT ALL\r\n\r\n')).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
     } finally {
       await closeServer(server);
       await instance.stop();

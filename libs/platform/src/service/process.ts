@@ -80,6 +80,7 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
   root.use(instance.app);
   const server = http.createServer(root);
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
+  instance.configureServer?.(server);
   lifecycle.registerHttpServer('http server', server);
 
   await instance.start();

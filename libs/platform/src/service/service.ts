@@ -24,6 +24,8 @@ export interface ServiceInstance {
   stop(): Promise<void>;
   /** Throws when a dependency the service needs to answer is unavailable (used by /readyz). */
   ready(): Promise<void>;
+  /** Called with the HTTP server that will serve `app`, before it listens (e.g. to answer what Node refuses before express). */
+  configureServer?(server: import('node:http').Server): void;
 }
 
 /** One service as the runners see it. */

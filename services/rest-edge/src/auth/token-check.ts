@@ -24,6 +24,17 @@ export function tokenSha256(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** Longer than any channel id accounts issues (two codes of at most 32 and a hyphen). */
+const MAX_CHANNEL_ID_LENGTH = 100;
+
+const UNKNOWN_CHANNEL: ChannelTokenFacts = { channelExists: false, channel: null, token: null, teamActive: false };
+
+/** Whether a path's channel id could name a channel at all (a cheap guard, not the codes' grammar). */
+export function mayBeChannelId(id: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  return id.length > 0 && id.length <= MAX_CHANNEL_ID_LENGTH && !/[\u0000-\u001f\u007f]/.test(id);
+}
+
 /** The facts authentication needs about (path channel, token), from the cache or from accounts. */
 export class ChannelTokenChecks {
   constructor(
@@ -37,6 +48,9 @@ export class ChannelTokenChecks {
   }
 
   async lookup(pathChannelId: string, sha256: string, requestId: string): Promise<ChannelTokenFacts> {
+    // No channel has such an id (control characters, such as a NUL Postgres refuses in text, or
+    // longer than any): an unknown channel, answered 401 like any other, without asking accounts.
+    if (!mayBeChannelId(pathChannelId)) return UNKNOWN_CHANNEL;
     const generation = this.cache.generation;
     const { channelTokenCheck } = await this.accounts.execute(
       CHANNEL_TOKEN_CHECK,

@@ -1,0 +1,40 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { statusTitle } from '@pf/platform/problems';
+import { SERVICE_API_VERSION_HEADER } from './request-context';
+
+/** What Node's HTTP parser reports before express sees a request, and how the edge answers it. */
+export function clientErrorAnswer(code: string | undefined): { status: number; detail: string } {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, detail: 'The request headers are too large.' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, detail: 'The request did not arrive in time.' };
+    default:
+      return { status: 400, detail: 'The request is not valid HTTP.' };
+  }
+}
+
+/**
+ * Requests Node's HTTP parser refuses (oversized headers, malformed request lines, time-outs)
+ * never reach express; by default Node answers them with a bare status line. They get a problem
+ * body and the contract version header like every other response (spec section 4), then the
+ * connection closes (the parser cannot go on reading it).
+ */
+export function answerClientErrors(server: http.Server, apiVersion: string): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, detail } = clientErrorAnswer(err.code);
+    const body = JSON.stringify({ title: statusTitle(status), status, detail });
+    socket.end(
+      `HTTP/1.1 ${status} ${statusTitle(status)}\r\n` +
+        `Content-Type: application/problem+json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+        `${SERVICE_API_VERSION_HEADER}: ${apiVersion}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  });
+}
