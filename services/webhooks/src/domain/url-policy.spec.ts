@@ -59,6 +59,9 @@ const TABLE: [string, UrlRefusalCode | 'ok'][] = [
   [long, 'ok'],
   // form
   [`${long}b`, 'too-long'],
+  // 200 as sent, longer once parsed (the placeholder's braces escaped, the host's slash added): accepted
+  [`https://hooks.example.com/${'a'.repeat(200 - 'https://hooks.example.com/'.length - '{notificationType}'.length)}{notificationType}`, 'ok'],
+  [`https://hooks.example.com?${'a'.repeat(200 - 'https://hooks.example.com?'.length)}`, 'ok'],
   ['http://hooks.example.com/', 'not-https'],
   ['ftp://hooks.example.com/', 'not-https'],
   ['https:hooks.example.com/', 'not-https'],

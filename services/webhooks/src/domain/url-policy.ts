@@ -115,7 +115,6 @@ export function checkUrlForm(raw: string, policy: AddressPolicy = STRICT_POLICY)
     return refuse('not-a-url', 'Must be an absolute https:// URL.');
   }
   if (url.protocol !== 'https:') return refuse('not-https', 'Must be an absolute https:// URL.');
-  if ([...url.href].length > URL_MAX_LENGTH) return refuse('too-long', `Must be at most ${URL_MAX_LENGTH} characters.`);
   if (url.username !== '' || url.password !== '') {
     return refuse('userinfo', 'Must not contain a user name or password.');
   }

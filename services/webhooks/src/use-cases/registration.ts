@@ -41,12 +41,14 @@ export async function registerWebhook(deps: WebhooksDeps, identity: Identity, in
     channelId: ref.channelId,
     teamCode: ref.teamCode,
     channelCode: ref.channelCode,
-    url: verdict.url.href,
+    // As sent: W1's 200 characters are the client's, and every delivery judges this same string
+    // again (the parser's serialisation may be longer: `{` becomes `%7B`, a host gets its `/`).
+    url: input.url,
     newSecret: deps.secrets.seal(generateSecret(), ref.channelId),
   });
   deps.endpoints.invalidate(ref.channelId);
   deps.logger.info({ channelId: ref.channelId, host: verdict.url.hostname }, 'webhook URL registered');
-  return { channelId: ref.channelId, url: verdict.url.href, secret: deps.secrets.open(registered.secret, ref.channelId) };
+  return { channelId: ref.channelId, url: input.url, secret: deps.secrets.open(registered.secret, ref.channelId) };
 }
 
 /**
