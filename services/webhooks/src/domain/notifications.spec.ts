@@ -9,6 +9,7 @@ import {
   serialiseBody,
   signBody,
   stockLevelUpdatedPayload,
+  windowProductLevels,
   type OrderSnapshot,
 } from './notifications';
 
@@ -88,7 +89,26 @@ describe('webhook payloads (spec section 6)', () => {
       products: [{ sku: 'SKU-1', productUuid: 'a8a1c0de-0000-4000-8000-000000000001', stock: 10004 }],
     });
     expect(Object.keys(p)).toEqual(['notificationType', 'tenantCode', 'channelCode', 'changedAt', 'products', 'message']);
-    expect(p.message).toBe('Stock levels of 1 product have changed');
+    expect(p.message).toBe('The stock level of 1 product has changed');
+  });
+
+  it('a closing window reports its products with their figures now; a deleted one and one without a SKU are left out', () => {
+    const figures = new Map<string, { stock: number; sku?: string | null }>([
+      ['p1', { stock: 4, sku: 'SKU-1-RENAMED' }],
+      ['p2', { stock: 0 }],
+      ['p4', { stock: 7, sku: null }],
+    ]);
+    const window = [
+      { productUuid: 'p1', sku: 'SKU-1' },
+      { productUuid: 'p2', sku: 'SKU-2' },
+      { productUuid: 'p3', sku: 'SKU-3' },
+      { productUuid: 'p4', sku: 'SKU-4' },
+      { productUuid: 'p5', sku: null },
+    ];
+    expect(windowProductLevels(window, figures)).toEqual([
+      { sku: 'SKU-1-RENAMED', productUuid: 'p1', stock: 4 },
+      { sku: 'SKU-2', productUuid: 'p2', stock: 0 },
+    ]);
   });
 
   it('serialises once with forward slashes escaped, and the result is the same JSON', () => {

@@ -44,9 +44,31 @@ export interface TrackingFacts {
 
 /** One product of a stock-level-updated webhook. */
 export interface StockProductLevel {
-  sku: string | null;
+  sku: string;
   productUuid: string;
   stock: number;
+}
+
+/**
+ * The products a closing stock window reports: each product of the window with its figure at
+ * sending time (`GET /stock-levels`'s) and its SKU now (else as the window last saw it). Left
+ * out: a product the figures no longer have (deleted), and one without a SKU — the payload's
+ * `sku` is a string (spec section 6) and an integration keys its stock by SKU; `GET
+ * /stock-levels` still lists it.
+ */
+export function windowProductLevels(
+  windowProducts: readonly { productUuid: string; sku: string | null }[],
+  figures: ReadonlyMap<string, { stock: number; sku?: string | null }>,
+): StockProductLevel[] {
+  const levels: StockProductLevel[] = [];
+  for (const p of windowProducts) {
+    const figure = figures.get(p.productUuid);
+    if (!figure) continue;
+    const sku = figure.sku !== undefined ? figure.sku : p.sku;
+    if (sku === null) continue;
+    levels.push({ sku, productUuid: p.productUuid, stock: figure.stock });
+  }
+  return levels;
 }
 
 /**
@@ -173,7 +195,7 @@ export function stockLevelUpdatedPayload(input: { teamCode: string; channelCode:
     channelCode: input.channelCode,
     changedAt: input.changedAt,
     products: input.products.map((p) => ({ sku: p.sku, productUuid: p.productUuid, stock: p.stock })),
-    message: `Stock levels of ${n} ${n === 1 ? 'product have' : 'products have'} changed`,
+    message: n === 1 ? 'The stock level of 1 product has changed' : `Stock levels of ${n} products have changed`,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Logger } from '@pf/platform/logging';
-import { stockLevelUpdatedPayload, type StockProductLevel } from '../domain/notifications';
+import { stockLevelUpdatedPayload, windowProductLevels } from '../domain/notifications';
 import { inTransaction } from '../repositories/db';
 import { claimDueWindows, deleteClosedWindow, nextWindowDueAt, noteWindowFailure, type ClaimedWindow } from '../repositories/stock-windows';
 import type { StockFigures } from '../stock/stock-figures';
@@ -20,11 +20,7 @@ export async function closeStockWindow(deps: WebhooksDeps, figures: StockFigures
     window.teamCode,
     window.products.map((p) => p.productUuid),
   );
-  const products: StockProductLevel[] = [];
-  for (const p of window.products) {
-    const figure = current.get(p.productUuid);
-    if (figure) products.push({ sku: figure.sku !== undefined ? figure.sku : p.sku, productUuid: p.productUuid, stock: figure.stock });
-  }
+  const products = windowProductLevels(window.products, current);
   return inTransaction(deps.pool, async (tx) => {
     // Another closer took the window over after our lease ran out: it sends, we do not.
     if (!(await deleteClosedWindow(tx, window.id, window.leaseToken))) return 0;
