@@ -267,6 +267,15 @@ export async function createTeam(s: OrdersSystem, teamCode = `t${uniqueSuffix()}
     }
   }
   await waitForReadModels(s, teamCode, Object.keys(products).length);
+  // And the stock figures the counts made: an order created before its products' figures arrived
+  // reads not-fulfillable, then changes (and its updatedAt with it) when they do.
+  const figures = Object.entries(stock).map(([sku, perWarehouse]) => [products[sku]!, Object.values(perWarehouse).reduce((a, b) => a + b, 0)] as const);
+  await eventually(async () => {
+    const { rows } = await s.pool.query<{ product_uuid: string; stock: number }>('SELECT product_uuid, stock FROM orders.stock_figure WHERE team_code = $1', [teamCode]);
+    const known = new Map(rows.map((r) => [r.product_uuid, r.stock]));
+    // 10000 more for a print-on-demand product (rule S1)
+    return figures.every(([uuid, total]) => known.get(uuid) === total || known.get(uuid) === total + 10_000) ? true : undefined;
+  });
   return { teamCode, shop: channel(teamCode, 'shop'), other: channel(teamCode, 'other'), backOffice: bo, products, warehouses };
 }
 
