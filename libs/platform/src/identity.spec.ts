@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { bearerToken, signIdentity, teamOf, verifyIdentity, type Identity, type JwtSignOptions } from './identity';
+import { bearerToken, signIdentity, teamActiveAsKnown, teamOf, verifyIdentity, type Identity, type JwtSignOptions } from './identity';
 import { Problem } from './problems';
 
 const hs: JwtSignOptions = {
@@ -13,6 +13,7 @@ const hs: JwtSignOptions = {
 
 const identities: Identity[] = [
   { kind: 'channel', teamCode: 'acme', channelId: 'acme-shop' },
+  { kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: false },
   { kind: 'backoffice', teamCode: 'acme', userId: 'jane@acme.example' },
   { kind: 'service', service: 'rest-edge' },
 ];
@@ -117,14 +118,23 @@ describe('bearerToken', () => {
 describe('teamOf', () => {
   it('is the team of channel and back-office callers', () => {
     expect(teamOf(identities[0]!)).toBe('acme');
-    expect(teamOf(identities[1]!)).toBe('acme');
+    expect(teamOf(identities[2]!)).toBe('acme');
   });
   it('is a forbidden Problem for a service caller', () => {
-    expect(() => teamOf(identities[2]!)).toThrow(Problem);
+    expect(() => teamOf(identities[3]!)).toThrow(Problem);
     try {
-      teamOf(identities[2]!);
+      teamOf(identities[3]!);
     } catch (err) {
       expect((err as Problem).problemType).toBe('forbidden');
     }
+  });
+});
+
+describe('teamActiveAsKnown', () => {
+  it("is the edge's finding carried by a channel identity, else the read model's", () => {
+    expect(teamActiveAsKnown({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: false }, true)).toBe(false);
+    expect(teamActiveAsKnown({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: true }, false)).toBe(true);
+    expect(teamActiveAsKnown({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop' }, false)).toBe(false);
+    expect(teamActiveAsKnown({ kind: 'backoffice', teamCode: 'acme', userId: 'u' }, null)).toBeNull();
   });
 });

@@ -10,7 +10,18 @@ import { Problem } from './problems';
  * - service: one of our own services calling another (the edge resolving a token, orders holding stock).
  */
 export type Identity =
-  | { kind: 'channel'; teamCode: string; channelId: string }
+  | {
+      kind: 'channel';
+      teamCode: string;
+      channelId: string;
+      /**
+       * The team's state as the edge found it when it authenticated this request (spec section 5:
+       * the credentials check reads it). Subgraphs judge the inactive-team rules of section 7 on
+       * it, ahead of their own read models, which learn of a change only when its event arrives.
+       * Absent from identities minted elsewhere (tests, tools): the read model decides then.
+       */
+      teamActive?: boolean;
+    }
   | { kind: 'backoffice'; teamCode: string; userId: string }
   | { kind: 'service'; service: string };
 
@@ -18,6 +29,7 @@ interface Claims {
   kind: Identity['kind'];
   team?: string;
   channel?: string;
+  teamActive?: boolean;
   sub: string;
 }
 
@@ -37,7 +49,13 @@ export interface JwtSignOptions extends JwtVerifyOptions {
 export function signIdentity(identity: Identity, opts: JwtSignOptions): string {
   const claims: Claims =
     identity.kind === 'channel'
-      ? { kind: 'channel', team: identity.teamCode, channel: identity.channelId, sub: `channel:${identity.channelId}` }
+      ? {
+          kind: 'channel',
+          team: identity.teamCode,
+          channel: identity.channelId,
+          ...(identity.teamActive !== undefined ? { teamActive: identity.teamActive } : {}),
+          sub: `channel:${identity.channelId}`,
+        }
       : identity.kind === 'backoffice'
         ? { kind: 'backoffice', team: identity.teamCode, sub: identity.userId }
         : { kind: 'service', sub: `service:${identity.service}` };
@@ -64,7 +82,12 @@ export function verifyIdentity(token: string, opts: JwtVerifyOptions): Identity 
   switch (claims.kind) {
     case 'channel':
       if (typeof claims.team === 'string' && typeof claims.channel === 'string') {
-        return { kind: 'channel', teamCode: claims.team, channelId: claims.channel };
+        return {
+          kind: 'channel',
+          teamCode: claims.team,
+          channelId: claims.channel,
+          ...(typeof claims.teamActive === 'boolean' ? { teamActive: claims.teamActive } : {}),
+        };
       }
       break;
     case 'backoffice':
@@ -119,4 +142,12 @@ export function bearerToken(header: string | undefined): string | undefined {
 export function teamOf(identity: Identity): string {
   if (identity.kind === 'service') throw new Problem('forbidden', { detail: 'This operation needs a team identity.' });
   return identity.teamCode;
+}
+
+/**
+ * Whether the caller's team is active as far as anyone can tell: the edge's finding carried by a
+ * channel identity when there is one, else what the subgraph's own read model says (null: unknown).
+ */
+export function teamActiveAsKnown(identity: Identity, readModel: boolean | null): boolean | null {
+  return identity.kind === 'channel' && identity.teamActive !== undefined ? identity.teamActive : readModel;
 }

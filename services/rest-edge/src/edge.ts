@@ -186,7 +186,7 @@ function handlerFor(route: ResourceRoute, deps: HandlerDeps): RequestHandler {
     const callerOf =
       (upstream: GraphqlUpstream): UpstreamCall =>
       (operation, variables) =>
-        upstream.execute(operation, variables, { bearer: (bearer ??= deps.identities.channelJwt(principal.teamCode, principal.channelId)), requestId });
+        upstream.execute(operation, variables, { bearer: (bearer ??= deps.identities.channelJwt(principal.teamCode, principal.channelId, principal.teamActive)), requestId });
     const result = await route.handle({
       principal,
       params: req.params as Record<string, string>,

@@ -116,6 +116,28 @@ describe('order visibility (rule O1) and the inactive team', () => {
     });
   });
 
+  describe("the team's state is the one the credentials check just found, not the orders service's events so far", () => {
+    it('deactivated: refused from the very next request; activated again: accepted from the next, whatever the read model still says', async () => {
+      const flip = await seedTeam(sys, 'flip', ['shop']);
+      await seedCatalog(sys, 'flip');
+      await ordersCaughtUp(sys);
+      // An edge that looks credentials up on every request (as npm start runs it).
+      const uncached = await sys.startEdge({ AUTH_CACHE_TTL_MS: '0' });
+      const flipApi = ordersApi(sys, () => uncached, 'flip-shop', () => flip.shop!.token);
+      const order = (n: string) => ({ orderNumber: n, orderLines: lines(['MUG', 1]), shippingDetails: GB_ADDRESS });
+      expect((await flipApi.call('POST', '/orders', { body: order('F-1') })).status).toBe(201);
+
+      await sys.graph(operator, UPDATE_TEAM, { code: 'flip', input: { active: false } });
+      const refused = await flipApi.call('POST', '/orders', { body: order('F-2') });
+      expect([refused.status, refused.body]).toEqual([403, TEAM_INACTIVE]);
+
+      await ordersCaughtUp(sys); // the orders service now knows the team as inactive
+      await sys.graph(operator, UPDATE_TEAM, { code: 'flip', input: { active: true } });
+      expect((await flipApi.call('POST', '/orders', { body: order('F-3') })).status).toBe(201);
+      await uncached.close();
+    }, 60_000);
+  });
+
   describe('an inactive team', () => {
     let sleepy: Record<string, IssuedToken>;
     let sleepyApi: OrdersApi;

@@ -64,7 +64,7 @@ export async function amendOrderLines(
         throw amendmentRefused(refusal('being-rebuilt', 'Another change of this order is in progress.'));
       }
       if (order === null || !isVisible(scope, order)) throw orderNotFound();
-      await requireActiveTeam(tx, order.teamCode);
+      await requireActiveTeam(tx, order.teamCode, identity);
       const refused = amendmentRefusal(stateOf(order));
       if (refused) throw amendmentRefused(refused);
 

@@ -1,4 +1,4 @@
-import type { Identity } from '@pf/platform/identity';
+import { teamActiveAsKnown, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order } from '../domain/model';
 import { parseInstant } from '../domain/order-input';
@@ -46,9 +46,13 @@ export async function changeVisibleOrder<R>(
   });
 }
 
-/** 403 when the order's team is known to be inactive (requireActiveTeam, through the change's team facts). */
-async function requireActiveTeamOf(ctx: ChangeContext, order: Order): Promise<void> {
-  if ((await teamFactsOf(ctx, order.teamCode)).active === false) throw teamInactive(order.teamCode);
+/**
+ * 403 when the order's team is known to be inactive (as requireActiveTeam: the edge's finding for
+ * a channel caller, else the change's team facts).
+ */
+async function requireActiveTeamOf(ctx: ChangeContext, order: Order, identity: Identity): Promise<void> {
+  const active = teamActiveAsKnown(identity, null) ?? (await teamFactsOf(ctx, order.teamCode)).active;
+  if (active === false) throw teamInactive(order.teamCode);
 }
 
 /**
@@ -60,7 +64,7 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
   return changeVisibleOrder(deps, identity, uuid, 'confirm', async (ctx, order) => {
     const decision = decide(stateOf(order), 'confirm', { now: ctx.now, scheduledAt: order.scheduledAt });
     if (decision.kind === 'unchanged') return order;
-    await requireActiveTeamOf(ctx, order);
+    await requireActiveTeamOf(ctx, order, identity);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
     return afterStockMove(ctx, order, await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null }));
   }, { readTeam: true });
@@ -106,7 +110,7 @@ export async function merchantAction(
     uuid,
     action,
     async (ctx, order) => {
-      if (CONFIRMING.includes(action)) await requireActiveTeamOf(ctx, order);
+      if (CONFIRMING.includes(action)) await requireActiveTeamOf(ctx, order, identity);
       const decision = decide(stateOf(order), action, { now: ctx.now, scheduledAt: scheduledAt ?? order.scheduledAt });
       if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
       const moved = await applyMove(ctx, order, decision, {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Identity } from '@pf/platform/identity';
+import { noRead } from '@pf/platform/db/transaction';
+import { teamActiveAsKnown, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order, OrderLine, OrderOrigin } from '../domain/model';
 import { validateOrderInput, type OrderInput, type ShippingDetails, type ValidOrderInput } from '../domain/order-input';
@@ -23,12 +24,15 @@ export function teamInactive(teamCode: string): Problem {
 }
 
 /**
- * 403 when the team is known to be inactive; a team whose events have not arrived yet counts as
- * active. Inside a change, pass the change's transaction: a second pool
+ * 403 when the team is known to be inactive: by the edge's credentials check when the caller is a
+ * channel (its identity says so), else by the read model, where a team whose events have not
+ * arrived yet counts as active. Inside a change, pass the change's transaction: a second pool
  * connection taken while the order row is locked lets waiting changes exhaust the pool.
  */
-export async function requireActiveTeam(db: Sql, teamCode: string): Promise<void> {
-  if ((await teamActive(db, teamCode)) === false) throw teamInactive(teamCode);
+export async function requireActiveTeam(db: Sql, teamCode: string, identity?: Identity): Promise<void> {
+  const known = identity ? teamActiveAsKnown(identity, null) : null;
+  const active = known ?? (await teamActive(db, teamCode));
+  if (active === false) throw teamInactive(teamCode);
 }
 
 function printTrailConflict(value: string, where = 'printTrailOrderNumber'): Problem {
@@ -77,10 +81,11 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
   const wanted = validated(input);
   return inTransaction(deps, async (tx, unit) => {
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' });
-    // One round trip: the team, the SKUs' products with their stock figures, and the order number
-    // locked with its order, if any.
+    // One round trip: the team (unless the edge's credentials check said, see teamActiveAsKnown),
+    // the SKUs' products with their stock figures, and the order number locked with its order, if any.
+    const edgeFound = teamActiveAsKnown(identity, null);
     const [active, products, existing] = await tx.reads([
-      teamActiveRead(teamCode),
+      edgeFound === null ? teamActiveRead(teamCode) : noRead(edgeFound),
       liveProductsRead(
         teamCode,
         wanted.lines.map((l) => l.sku),

@@ -25,6 +25,15 @@ describe('IdentityMinter', () => {
     expect(exp - iat).toBe(60);
   });
 
+  it('carries the team state the credentials check found, and keeps a JWT per state', () => {
+    const identities = minter();
+    const active = identities.channelJwt('acme', 'acme-shop', true);
+    const inactive = identities.channelJwt('acme', 'acme-shop', false);
+    expect(verifyIdentity(active, SIGN)).toEqual({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: true });
+    expect(verifyIdentity(inactive, SIGN)).toEqual({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: false });
+    expect(identities.channelJwt('acme', 'acme-shop', true)).toBe(active);
+  });
+
   it('reuses a channel JWT until half its life, then mints a new one', () => {
     const identities = minter();
     const first = identities.channelJwt('acme', 'acme-shop');

@@ -44,15 +44,19 @@ export class IdentityMinter {
     this.clock = opts.clock ?? (() => Date.now());
   }
 
-  channelJwt(teamCode: string, channelId: string): string {
+  /** `teamActive`: the team's state as this request's credentials check found it (carried to the subgraphs). */
+  channelJwt(teamCode: string, channelId: string, teamActive?: boolean): string {
     const now = this.clock();
     // Codes and ids hold no newline, so the key is unambiguous.
-    const key = `${teamCode}\n${channelId}`;
+    const key = `${teamCode}\n${channelId}\n${teamActive ?? ''}`;
     const kept = this.channels.get(key);
     if (kept && now < kept.renewAt) return kept.jwt;
     if (kept) this.channels.delete(key);
     const minted = this.mint(now, this.opts.channelTtlSeconds, () =>
-      signIdentity({ kind: 'channel', teamCode, channelId }, { ...this.sign, expiresInSeconds: this.opts.channelTtlSeconds }),
+      signIdentity(
+        { kind: 'channel', teamCode, channelId, ...(teamActive !== undefined ? { teamActive } : {}) },
+        { ...this.sign, expiresInSeconds: this.opts.channelTtlSeconds },
+      ),
     );
     this.channels.set(key, minted);
     if (this.channels.size > this.maxChannelJwts) this.channels.delete(this.channels.keys().next().value as string);
