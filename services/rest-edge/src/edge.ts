@@ -3,7 +3,7 @@ import type { EventBus, Subscription } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
 import { AccessRules } from './auth/access-rules';
 import { AuthCache } from './auth/auth-cache';
-import { authenticate, principalOf } from './auth/authenticate';
+import { authenticate, principalOf, refuseBlockedAddresses } from './auth/authenticate';
 import { subscribeAuthCacheInvalidation } from './auth/invalidation';
 import { ChannelTokenChecks } from './auth/token-check';
 import type { RestEdgeConfig } from './config';
@@ -94,6 +94,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.set('trust proxy', config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false);
   app.use(requestContext(contract.version));
   opts.mountFirst?.(app);
+  const channelBase = expressPath(contract.basePath);
+  app.use(refuseBlockedAddresses(rateLimiter, channelPathPattern(contract.basePath)));
 
   app.get('/v1/openapi.yaml', (_req: Request, res: Response) => {
     res.type('application/yaml').send(contract.yaml);
@@ -102,7 +104,6 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
     res.type('application/json').send(contract.json);
   });
 
-  const channelBase = expressPath(contract.basePath);
   app.use(
     channelBase,
     authenticate({ limiter: rateLimiter, tokenChecks, rules: new AccessRules(RESOURCE_ROUTES), logger: logger.child({ component: 'auth' }) }),
@@ -217,6 +218,15 @@ function channelUrlOf(req: Request, deps: HandlerDeps, channelId: string): strin
 }
 
 /** `/v1/channels/{channelId}` -> `/v1/channels/:channelId`. */
+/** What `app.use(expressPath(template), ...)` takes: the path and everything below it (express matches case-insensitively). */
+export function channelPathPattern(template: string): RegExp {
+  const source = template
+    .split(/\{[A-Za-z_][A-Za-z0-9_]*\}/)
+    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('[^/]+');
+  return new RegExp(`^${source}(?:/|$)`, 'i');
+}
+
 function expressPath(template: string): string {
   return template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 }

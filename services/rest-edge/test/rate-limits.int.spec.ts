@@ -56,6 +56,15 @@ describe('rate limits (spec section 8)', () => {
       expect429(await edge.call('GET', '/v1/channels/acme-shop/', { token: acme.shop!.token, from }), 60);
       expect((await edge.call('GET', '/v1/channels/acme-nowhere/', { token: acme.shop!.token, from })).status).toBe(429);
       expect((await edge.call('POST', '/v1/channels/acme-shop/test-connection', { token: acme.shop!.token, from, body: { echo: 1 } })).status).toBe(429);
+      // Every request: outside the channel API too (the contract document, a path nothing serves).
+      for (const path of ['/v1/openapi.yaml', '/v1/nothing-here', '/v1/channels/']) {
+        const res = await edge.call('GET', path, { from });
+        expect(res.status).toBe(429);
+        expect(res.body).toMatchObject({ status: 429, title: 'Too Many Requests' });
+        expect(res.headers['x-ratelimit-limit']).toBe('60');
+        expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      }
+      expect((await edge.call('GET', '/v1/openapi.yaml', { from: '127.0.0.12' })).status).toBe(200);
       // Other addresses are not affected.
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { token: acme.shop!.token, from: '127.0.0.12' })).status).toBe(200);
 

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '@pf/platform/logging';
 import { bearerToken } from '@pf/platform/identity';
 import { decideAccess, type AccessFacts, type Credentials, type Principal } from '../domain/access';
-import { budgetHeaders } from '../domain/rate-window';
+import { budgetHeaders, failuresExhausted } from '../domain/rate-window';
 import { clientIp } from '../http/client-ip';
 import { requestIdOf } from '../http/request-context';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
@@ -100,4 +100,30 @@ function wouldCountToken(facts: AccessFacts): boolean {
   if (!facts.tokenCheck) return false;
   const probe = decideAccess({ ...facts, failedAuth: { limit: 1, count: 0, nowMs: 0, resetAtMs: 1 } });
   return probe.outcome === 'need' && probe.fact === 'token-budget';
+}
+
+/**
+ * Spec section 8: once an address spent its failed-authentication budget, *every* request from it
+ * answers 429 until the window ends, not only the channel API's (which `authenticate` refuses
+ * itself, as check 1): the contract documents, unknown paths. Health routes are mounted before it.
+ */
+export function refuseBlockedAddresses(limiter: RateLimiter, channelPath: RegExp): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    if (channelPath.test(req.path)) {
+      next();
+      return;
+    }
+    try {
+      const failedAuth = await limiter.peekFailedAuth(clientIp(req));
+      if (!failuresExhausted(failedAuth)) {
+        next();
+        return;
+      }
+      const { problem, headers } = refusalResponse({ reason: 'failed-auth-limit', window: failedAuth });
+      res.set(headers);
+      next(problem);
+    } catch (err) {
+      next(err);
+    }
+  };
 }
