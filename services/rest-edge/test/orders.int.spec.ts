@@ -592,6 +592,24 @@ describe('the order endpoints', () => {
       const since = (await listApi.call('GET', `/orders/${mine[1].uuid}`)).body.data.updatedAt;
       const updated = await listApi.call('GET', `/orders?sort=updated-asc&updated-since=${encodeURIComponent(since)}`);
       expect(updated.body.data.map((o: any) => o.orderNumber)).toEqual(['L-2', 'L-4']);
+      // as clients often write them: the colons of a timestamp left as they are
+      const raw = await listApi.call('GET', `/orders?sort=updated-asc&updated-since=${since}`);
+      expect(raw.status).toBe(200);
+      expect(raw.body.data.map((o: any) => o.orderNumber)).toEqual(['L-2', 'L-4']);
+    });
+
+    it("an order number with reserved characters is found, and its links can be followed", async () => {
+      // on acme's channel: this list's counts stay as they are
+      const orderNumber = `PO(${Date.now()})*O'Brien!`;
+      expect((await api.call('POST', '/orders', { body: { orderNumber, orderLines: lines(['MUG', 1]) } })).status).toBe(201);
+      const asWritten = await api.call('GET', `/orders?order-number=${orderNumber}`);
+      expect(asWritten.status).toBe(200);
+      expect(asWritten.body.data.map((o: any) => o.orderNumber)).toEqual([orderNumber]);
+      const first: string = asWritten.body.links.first;
+      expect(first).not.toMatch(/[!'()*]/);
+      const followed = await api.call('GET', first.slice(`${edge.url}/v1/channels/acme-shop`.length));
+      expect(followed.status).toBe(200);
+      expect(followed.body.data.map((o: any) => o.orderNumber)).toEqual([orderNumber]);
     });
 
     it('takes the camelCase spellings and per_page too; links use the document\'s names', async () => {
@@ -607,6 +625,12 @@ describe('the order endpoints', () => {
       const refused = await listApi.call('GET', '/orders?updatedSince=yesterday');
       expect(refused.status).toBe(422);
       expect(refused.body.violations.map((v: { property: string }) => v.property)).toContain('updatedSince');
+      // a value the document's date-time lets through but no instant is (a leap second): named as sent too
+      for (const name of ['updated-since', 'createdSince']) {
+        const leap = await listApi.call('GET', `/orders?${name}=2026-12-31T23:59:60Z`);
+        expect(leap.status).toBe(422);
+        expect(leap.body.violations.map((v: { property: string }) => v.property)).toEqual([name]);
+      }
     });
 
     it('an invalid query answers 422 naming the parameter', async () => {

@@ -12,6 +12,10 @@ describe('pageUrls', () => {
     expect(url(3)).toBe(`${path}?active-state=pre-order&q=a%20b%26c&page=3`);
     expect(pageUrls(path, [])(1)).toBe(`${path}?page=1`);
   });
+
+  it("escapes every reserved character, !'()* included (encodeURIComponent leaves those)", () => {
+    expect(pageUrls(path, [['order-number', "PO(2)*O'Brien!"]])(1)).toBe(`${path}?order-number=PO%282%29%2AO%27Brien%21&page=1`);
+  });
 });
 
 describe('paginate', () => {

@@ -62,9 +62,14 @@ export const GAP_LABEL = '...';
 export function pageUrls(path: string, query: readonly (readonly [name: string, value: string | number | undefined])[]): (page: number) => string {
   const kept = query
     .filter((entry): entry is readonly [string, string | number] => entry[1] !== undefined)
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+    .map(([name, value]) => `${strictlyEncoded(name)}=${strictlyEncoded(String(value))}`);
   const prefix = `${path}?${kept.map((p) => `${p}&`).join('')}page=`;
   return (page) => `${prefix}${page}`;
+}
+
+/** RFC 3986 percent-encoding: `encodeURIComponent` leaves `!'()*` as they are, which are reserved. */
+function strictlyEncoded(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** Top-level `links` and `meta` of one page. */

@@ -13,6 +13,11 @@ export interface ListOrdersQuery {
   perPage: number;
   /** The request's other list parameters in document order (undefined when not given): every page link repeats them. */
   kept: [name: string, value: string | number | undefined][];
+  /**
+   * The query parameter each of the orders subgraph's arguments came from (`filter.updatedSince`
+   * -> `updatedSince` or `updated-since`, as sent), to name it in a refusal of the value.
+   */
+  parameterOf: Record<string, string>;
 }
 
 /**
@@ -38,8 +43,8 @@ export function parseListOrdersQuery(query: Record<string, unknown>): ListOrders
     const s = Array.isArray(v) ? v[v.length - 1] : v;
     return s === undefined || s === null ? undefined : String(s);
   };
-  const one = (name: string): string | undefined =>
-    [name, ...(ALIASES[name] ?? [])].map(spelled).find((v) => v !== undefined);
+  const sentAs = (name: string): string => [name, ...(ALIASES[name] ?? [])].find((n) => spelled(n) !== undefined) ?? name;
+  const one = (name: string): string | undefined => spelled(sentAs(name));
   const statuses = [query.status]
     .flat(2)
     .filter((v) => v !== undefined && v !== null)
@@ -73,5 +78,14 @@ export function parseListOrdersQuery(query: Record<string, unknown>): ListOrders
       ['sort', sortName],
       ['per-page', validPerPage],
     ],
+    parameterOf: {
+      'filter.status': 'status',
+      'filter.orderNumber': sentAs('order-number'),
+      'filter.updatedSince': sentAs('updated-since'),
+      'filter.createdSince': sentAs('created-since'),
+      page: 'page',
+      perPage: sentAs('per-page'),
+      sort: 'sort',
+    },
   };
 }

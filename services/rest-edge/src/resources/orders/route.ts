@@ -71,7 +71,16 @@ export const listOrders: ResourceRoute = {
   access: CHANNEL_SCOPED,
   async handle({ query, channelUrl, orders }) {
     const q = parseListOrdersQuery(query);
-    const { orders: page } = await orders(EDGE_ORDERS, { filter: q.filter, page: q.page, perPage: q.perPage, sort: q.sort });
+    let page;
+    try {
+      ({ orders: page } = await orders(EDGE_ORDERS, { filter: q.filter, page: q.page, perPage: q.perPage, sort: q.sort }));
+    } catch (err) {
+      // The subgraph names its arguments (`filter.updatedSince`); the client sent query parameters.
+      if (err instanceof Problem && err.problemType === 'validation-failed') {
+        throw Problem.validation((err.violations ?? []).map((v) => ({ ...v, property: q.parameterOf[v.property] ?? v.property })), err.message);
+      }
+      throw err;
+    }
     const listUrl = `${channelUrl}/orders`;
     const { links, meta } = paginate(page, listUrl, pageUrls(listUrl, q.kept));
     return { status: 200, body: { data: page.items.map(toOrderResource), links, meta } };
