@@ -51,5 +51,20 @@ describe('orders events over Kafka', () => {
     expect(events[5]!.payload).toMatchObject({ originalStatus: 'queued', currentStatus: 'processing' });
     expect(events[6]!.payload).toMatchObject({ fulfilmentUuid: leeds.uuid, originalStatus: 'processing', currentStatus: 'dispatched', skus: ['SKU-A'] });
     expect(events[7]!.payload.trackingDetails).toEqual([{ carrier: 'DPD', trackingNumber: 'D1', trackingUrl: 'https://dpd.example/D1', methodCode: 'std', methodName: 'Standard' }]);
+
+    // More tracking, naming no method: the fulfilment's own shipping method fills it in, and the
+    // event lists every tracking detail the fulfilment has now.
+    await s.ok(t.backOffice, 'mutation ($f: ID!, $d: [TrackingDetailInput!]!) { addFulfilmentTracking(fulfilmentUuid: $f, trackingDetails: $d) { uuid } }', {
+      f: leeds.uuid,
+      d: [{ carrier: 'DPD', trackingNumber: 'D2' }],
+    });
+    await eventually(() => (mine().length >= 9 ? true : undefined), 30_000);
+    const more = mine()[8]!;
+    expect(more.type).toBe('fulfilment.tracking-created');
+    expect(more.payload.trackingDetails).toEqual([
+      { carrier: 'DPD', trackingNumber: 'D1', trackingUrl: 'https://dpd.example/D1', methodCode: 'std', methodName: 'Standard' },
+      { carrier: 'DPD', trackingNumber: 'D2', trackingUrl: null, methodCode: leeds.shippingMethod.code, methodName: leeds.shippingMethod.name },
+    ]);
+    expect(leeds.shippingMethod.code).toEqual(expect.any(String));
   }, 60_000);
 });

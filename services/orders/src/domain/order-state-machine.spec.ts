@@ -259,7 +259,7 @@ describe('final statuses from fulfilments', () => {
   });
 
   it('supplier progress is recorded only on orders that were sent', () => {
-    expect(ORDER_STATUSES.filter(acceptsSupplierProgress)).toEqual(['processing', 'holding', 'back-order', 'complete', 'invalid', 'error', 'partial']);
+    expect(ORDER_STATUSES.filter(acceptsSupplierProgress)).toEqual(['processing', 'holding', 'back-order', 'complete', 'returned', 'invalid', 'error', 'partial']);
   });
 });
 

@@ -380,7 +380,10 @@ export function deriveFromFulfilments(current: OrderStatus, statuses: readonly F
   return 'processing';
 }
 
-/** Whether supplier progress may be recorded on the order's fulfilments at all. */
+/**
+ * Whether supplier progress may be recorded on the order's fulfilments at all. A `returned` order
+ * still may: its other dispatched fulfilments can come back too (each a fulfilment webhook).
+ */
 export function acceptsSupplierProgress(status: OrderStatus): boolean {
-  return [...FOLLOWS_FULFILMENTS, ...FINISHABLE_ONLY, 'complete', 'partial'].includes(status);
+  return [...FOLLOWS_FULFILMENTS, ...FINISHABLE_ONLY, 'complete', 'partial', 'returned'].includes(status);
 }

@@ -1,6 +1,7 @@
 import type { Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
-import type { Order, TrackingDetail } from '../domain/model';
+import type { Order } from '../domain/model';
+import { withShippingMethod, withTrackingAdded, type NewTracking } from '../domain/tracking';
 import {
   acceptsSupplierProgress,
   deriveFromFulfilments,
@@ -24,7 +25,6 @@ export interface TrackingDetailInput {
   methodName?: string | null;
 }
 
-type NewTracking = Omit<TrackingDetail, 'fulfilmentUuid' | 'createdAt'>;
 
 const TRACKING_LIMITS = { carrier: 255, trackingNumber: 255, trackingUrl: 2000, methodCode: 255, methodName: 255 } as const;
 
@@ -48,6 +48,15 @@ export function validateTracking(details: readonly TrackingDetailInput[], proper
   });
   if (violations.length > 0) throw Problem.validation(violations);
   return out;
+}
+
+/**
+ * `fulfilment.tracking-created` (webhook `fulfilment-tracking-created`): its
+ * `currentTrackingDetails` are every tracking detail the fulfilment has now, the new ones last.
+ */
+function trackingCreated(next: Order, fulfilmentUuid: string) {
+  const fulfilment = next.fulfilments.find((f) => f.uuid === fulfilmentUuid)!;
+  return orderEvents.trackingCreated(next, fulfilmentUuid, fulfilment.trackingDetails);
 }
 
 function fulfilmentNotFound(): Problem {
@@ -98,13 +107,12 @@ export async function recordFulfilmentProgress(
       moved.map((c) => ({ from: c.from, to: c.status, f: c.f })),
     );
     next.status = deriveFromFulfilments(order.status, next.fulfilments.map((f) => f.status));
-    if (tracking.length > 0) {
-      await insertTracking(tx, fulfilment.uuid, tracking, now);
-      next.fulfilments = next.fulfilments.map((f) =>
-        f.uuid === fulfilment.uuid ? { ...f, trackingDetails: [...f.trackingDetails, ...tracking.map((t) => ({ ...t, fulfilmentUuid: f.uuid, createdAt: now }))] } : f,
-      );
+    const added = withShippingMethod(tracking, fulfilment.shippingMethod);
+    if (added.length > 0) {
+      await insertTracking(tx, fulfilment.uuid, added, now);
+      next.fulfilments = next.fulfilments.map((f) => (f.uuid === fulfilment.uuid ? withTrackingAdded(f, added, now) : f));
     }
-    await saveOrder(ctx, order, next, tracking.length > 0 ? [orderEvents.trackingCreated(next, fulfilment.uuid, tracking)] : []);
+    await saveOrder(ctx, order, next, added.length > 0 ? [trackingCreated(next, fulfilment.uuid)] : []);
     return next;
   });
 }
@@ -124,16 +132,15 @@ export async function addFulfilmentTracking(deps: OrdersDeps, identity: Identity
     }
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'tracking' });
     const now = ctx.now;
-    await insertTracking(tx, fulfilment.uuid, tracking, now);
+    const added = withShippingMethod(tracking, fulfilment.shippingMethod);
+    await insertTracking(tx, fulfilment.uuid, added, now);
     const next: Order = {
       ...order,
       updatedAt: now,
-      fulfilments: order.fulfilments.map((f) =>
-        f.uuid === fulfilment.uuid ? { ...f, trackingDetails: [...f.trackingDetails, ...tracking.map((t) => ({ ...t, fulfilmentUuid: f.uuid, createdAt: now }))] } : f,
-      ),
+      fulfilments: order.fulfilments.map((f) => (f.uuid === fulfilment.uuid ? withTrackingAdded(f, added, now) : f)),
     };
     await saveOrder(ctx, order, next);
-    unit.events.push(orderEvents.trackingCreated(next, fulfilment.uuid, tracking));
+    unit.events.push(trackingCreated(next, fulfilment.uuid));
     return next;
   });
 }
