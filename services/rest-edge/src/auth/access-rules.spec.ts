@@ -15,6 +15,11 @@ describe('AccessRules', () => {
     expect(rules.ruleFor('GET', '/orders/3f1c')).toBe(ANY_CHANNEL_OF_TEAM);
   });
 
+  it('matches paths case-insensitively, as the router does', () => {
+    expect(rules.ruleFor('GET', '/TOKEN')).toBe(ANY_CHANNEL_OF_TEAM);
+    expect(rules.ruleFor('get', '/Orders/3F1C')).toBe(ANY_CHANNEL_OF_TEAM);
+  });
+
   it('applies the channel-scoped rule to everything else', () => {
     expect(rules.ruleFor('POST', '/token')).toBe(CHANNEL_SCOPED);
     expect(rules.ruleFor('GET', '/')).toBe(CHANNEL_SCOPED);

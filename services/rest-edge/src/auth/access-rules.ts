@@ -31,5 +31,6 @@ function templatePattern(template: string): RegExp {
     .split(/(\{[^}]+\})/)
     .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
     .join('');
-  return new RegExp(`^${source}$`);
+  // Case-insensitive, as express routes and the validator matches: `/TOKEN` is `/token`'s rule.
+  return new RegExp(`^${source}$`, 'i');
 }
