@@ -77,7 +77,9 @@ export const restEdgeConfigShape = {
   /** Comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed (see trustedProxies above). */
   TRUSTED_PROXIES: trustedProxies,
 
-  /** How long a successful credentials lookup is reused; accounts events drop entries at once. 0 disables the cache. */
+  /**
+   * How long a successful credentials lookup is reused; accounts events drop entries as they arrive (a revocation takes effect on an edge once its event got there: the outbox relay and Kafka, typically well under a second; at most this long if the bus is down). 0 disables the cache (`npm start` runs with 0).
+   */
   AUTH_CACHE_TTL_MS: env.int(30_000, 0, 3_600_000),
   /** Most cached credentials lookups; past it the oldest entries are dropped first. */
   AUTH_CACHE_MAX_ENTRIES: env.int(10_000, 1, 10_000_000),

@@ -68,7 +68,7 @@ export const webhooksConfigShape = {
   STOCK_URL: env.url('http://127.0.0.1:4103/graphql'),
   /** The orders subgraph, called directly with a service JWT: a resend describes the order as it is now. */
   ORDERS_URL: env.url('http://127.0.0.1:4104/graphql'),
-  /** Key that signs the service JWT for the stock call (HS*: defaults to the verification secret). */
+  /** Key that signs the service JWT for the stock and orders calls (HS*: defaults to the verification secret). */
   JWT_SIGNING_KEY: env.optionalString(),
 
   /**

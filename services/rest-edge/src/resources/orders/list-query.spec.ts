@@ -16,6 +16,15 @@ describe('parseListOrdersQuery', () => {
         ['sort', undefined],
         ['per-page', 15],
       ],
+      parameterOf: {
+        'filter.status': 'status',
+        'filter.orderNumber': 'order-number',
+        'filter.updatedSince': 'updated-since',
+        'filter.createdSince': 'created-since',
+        page: 'page',
+        perPage: 'per-page',
+        sort: 'sort',
+      },
     });
   });
 
@@ -26,6 +35,11 @@ describe('parseListOrdersQuery', () => {
     expect(q.kept).toEqual(expect.arrayContaining([['order-number', 'A 1'], ['per-page', 5]]));
     expect(parseListOrdersQuery({ perPage: '7' }).perPage).toBe(7);
     expect(parseListOrdersQuery({ 'order-number': 'kebab', orderNumber: 'camel' }).filter.orderNumber).toBe('kebab');
+  });
+
+  it('knows which parameter each subgraph argument came from, as sent, to name it in a refusal', () => {
+    const q = parseListOrdersQuery({ updatedSince: 'x', 'created-since': 'y', per_page: '5' });
+    expect(q.parameterOf).toMatchObject({ 'filter.updatedSince': 'updatedSince', 'filter.createdSince': 'created-since', perPage: 'per_page' });
   });
 
   it('reads every filter; status comma-separated, repeated or both, without duplicates', () => {
