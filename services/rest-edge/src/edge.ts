@@ -217,7 +217,6 @@ function channelUrlOf(req: Request, deps: HandlerDeps, channelId: string): strin
   return origin + deps.basePath.replace('{channelId}', encodeURIComponent(channelId));
 }
 
-/** `/v1/channels/{channelId}` -> `/v1/channels/:channelId`. */
 /** What `app.use(expressPath(template), ...)` takes: the path and everything below it (express matches case-insensitively). */
 export function channelPathPattern(template: string): RegExp {
   const source = template
@@ -227,6 +226,7 @@ export function channelPathPattern(template: string): RegExp {
   return new RegExp(`^${source}(?:/|$)`, 'i');
 }
 
+/** `/v1/channels/{channelId}` -> `/v1/channels/:channelId`. */
 function expressPath(template: string): string {
   return template.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1');
 }
