@@ -145,6 +145,18 @@ describe('products, SKU validation and shipping methods', () => {
       expect(byUuid.get(pod!.uuid)).toMatchObject({ activeState: 'pre-order', podEnabled: true, podApproved: true, dimensions: [] });
     });
 
+    it('takes perPage and per_page (the name meta answers with) too; per-page wins; links use per-page', async () => {
+      const underscored = await call('GET', '/products?per_page=3');
+      expect(underscored.body.meta.per_page).toBe(3);
+      expect(underscored.body.data).toHaveLength(3);
+      expect(underscored.body.links.next).toBe(`${listUrl()}?per-page=3&page=2`);
+      expect((await call('GET', '/products?perPage=2')).body.data).toHaveLength(2);
+      expect((await call('GET', '/products?per-page=4&per_page=2')).body.meta.per_page).toBe(4);
+      const refused = await call('GET', '/products?per_page=0');
+      expect(refused.status).toBe(422);
+      expect(refused.body.violations.map((v: { property: string }) => v.property)).toEqual(['per_page']);
+    });
+
     describe('3 per page (7 products: pages 1-3, page 4 empty)', () => {
       const url = (page: number) => `${listUrl()}?per-page=3&page=${page}`;
       const pager = (current: number) => [

@@ -14,10 +14,11 @@ export const listProducts: ResourceRoute = {
   operationId: 'listProducts',
   access: CHANNEL_SCOPED,
   async handle({ gateway, query, channelUrl }) {
-    // Already validated against the document (page 1..1000000, per-page 1..100, active-state one
-    // value of the enum), which also filled in the defaults.
+    // Already validated against the document (page 1..1000000, per-page and its other spellings
+    // 1..100, active-state one value of the enum); `per-page` wins over `perPage` and `per_page`.
     const page = query.page === undefined ? 1 : Number(query.page);
-    const perPage = query['per-page'] === undefined ? DEFAULT_PER_PAGE : Number(query['per-page']);
+    const perPageSent = ['per-page', 'perPage', 'per_page'].map((name) => query[name]).find((v) => v !== undefined);
+    const perPage = perPageSent === undefined ? DEFAULT_PER_PAGE : Number(perPageSent);
     const activeState = query['active-state'] === undefined ? undefined : String(query['active-state']);
     const { productPage } = await gateway(EDGE_PRODUCTS, { page, perPage, activeState: activeState ?? null });
     return { status: 200, body: toProductList(productPage, `${channelUrl}/products`, { activeState, perPage }) };
