@@ -48,7 +48,7 @@ describe('figures set by catalog changes', () => {
     expect(await figureEventsAfter(h, seq)).toEqual([['stock-level.revised', null, 10_000]]);
   });
 
-  it('follows print-on-demand and deletion with revised figures, stock movements with changed ones', async () => {
+  it('follows print-on-demand approval and deletion with revised figures; stock movements and a withdrawal with changed ones', async () => {
     const p = await h.product(team, { sku: 'REV-2' });
     let seq = await lastOutboxSeq(h);
     await setStock(h, team, p.productUuid, main, 4);
@@ -62,8 +62,16 @@ describe('figures set by catalog changes', () => {
     const renamed = await h.updateProduct(approved, { name: 'Renamed', activeState: 'inactive' });
     expect(await written(seq)).toEqual([]);
 
+    // Withdrawn: the 10000 goes away while the product stays listed, a stock change to push.
     seq = await lastOutboxSeq(h);
-    await h.applyEvent(ProductDeleted.create(p.productUuid, { ...renamed, deleted: true, version: renamed.version + 1 }));
+    const withdrawn = await h.updateProduct(renamed, { podApproved: false });
+    expect(await figureEventsAfter(h, seq)).toEqual([['stock-level.changed', 10_004, 4]]);
+    seq = await lastOutboxSeq(h);
+    const again = await h.updateProduct(withdrawn, { podApproved: true });
+    expect(await figureEventsAfter(h, seq)).toEqual([['stock-level.revised', 4, 10_004]]);
+
+    seq = await lastOutboxSeq(h);
+    await h.applyEvent(ProductDeleted.create(p.productUuid, { ...again, deleted: true, version: again.version + 1 }));
     expect(await figureEventsAfter(h, seq)).toEqual([['stock-level.revised', 10_004, 0]]);
   });
 

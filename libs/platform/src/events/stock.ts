@@ -26,8 +26,10 @@ export const StockLevelChanged = defineEvent({
 
 /**
  * A product's stock figure (rule S1) set by its catalog facts rather than by a stock movement: the
- * product became known to stock (its first figure, `previousStock` null), or its print-on-demand
- * flags or its deletion changed the figure (0 for a deleted product: nothing can be held of it).
+ * product became known to stock (its first figure, `previousStock` null), or print-on-demand
+ * approval or activation raised the figure, or its deletion did (0 for a deleted product: nothing
+ * can be held of it). A withdrawal of print-on-demand lowers a listed figure: that one is a
+ * `stock-level.changed`, pushed like any fall in stock.
  * Internal: read models that follow figures (orders' fulfillability) need it; it is never pushed to
  * channels (spec section 6 pushes stock movements only; print-on-demand approval or activation
  * appears only through `GET /stock-levels`), so the webhooks service ignores it. Same topic and

@@ -1,4 +1,4 @@
-import { figureChanges, POD_SENTINEL, printsOnDemand, revisedFigure, sellableIn, stockFigure, type FigureProduct, type WarehouseLevel } from './stock-figure';
+import { catalogFigureEvent, figureChanges, POD_SENTINEL, printsOnDemand, revisedFigure, sellableIn, stockFigure, type FigureProduct, type WarehouseLevel } from './stock-figure';
 
 const product = (over: Partial<FigureProduct> = {}): FigureProduct => ({ deleted: false, podEnabled: false, podApproved: false, ...over });
 const enabled = (onHand: number, held = 0): WarehouseLevel => ({ warehouseEnabled: true, onHand, held });
@@ -93,5 +93,19 @@ describe('revisedFigure: what a catalog change did to a figure', () => {
     expect(revisedFigure(snap(7), snap(null))).toMatchObject({ stock: 0, previousStock: 7 });
     expect(revisedFigure(snap(0), snap(null))).toBeNull();
     expect(revisedFigure(undefined, snap(null))).toMatchObject({ stock: 0, previousStock: null });
+  });
+});
+
+describe('catalogFigureEvent: which catalog figure moves are pushed', () => {
+  const revised = (previousStock: number | null, stock: number) => ({ productUuid: 'p', teamCode: 't', sku: 'S', stock, previousStock });
+
+  it('a fall of a listed product (print-on-demand withdrawn or switched off) is a stock change', () => {
+    expect(catalogFigureEvent(revised(10_004, 4), false)).toEqual({ kind: 'changed', figure: revised(10_004, 4) });
+  });
+
+  it('a first figure, a rise (approval, activation) and a deletion are only revised', () => {
+    expect(catalogFigureEvent(revised(null, 10_000), false).kind).toBe('revised');
+    expect(catalogFigureEvent(revised(4, 10_004), false).kind).toBe('revised');
+    expect(catalogFigureEvent(revised(10_004, 0), true).kind).toBe('revised');
   });
 });

@@ -99,3 +99,20 @@ export function revisedFigure(before: FigureSnapshot | undefined, after: FigureS
   const previousStock = before.figure ?? 0;
   return previousStock === stock ? null : { productUuid, teamCode, sku, stock, previousStock };
 }
+
+/**
+ * Which event announces a figure a catalog change moved. A figure that fell with the product still
+ * listed is a stock change like any other: print-on-demand withdrawn or switched off takes the
+ * 10000 away, and integrations must hear of it (`stock-level.changed`, pushed; spec section 6
+ * spares only approval and activation). Everything else a catalog change does is
+ * `stock-level.revised`, never pushed: a product's first figure, print-on-demand approval or
+ * activation (a rise), and deletion (the product leaves `GET /stock-levels`).
+ */
+export function catalogFigureEvent(
+  revised: RevisedFigure,
+  deleted: boolean,
+): { kind: 'changed'; figure: FigureChange } | { kind: 'revised'; figure: RevisedFigure } {
+  const { previousStock } = revised;
+  if (previousStock !== null && !deleted && revised.stock < previousStock) return { kind: 'changed', figure: { ...revised, previousStock } };
+  return { kind: 'revised', figure: revised };
+}

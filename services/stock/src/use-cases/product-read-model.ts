@@ -1,12 +1,12 @@
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { ProductCreated, ProductDeleted, ProductUpdated } from '@pf/platform/events/catalog';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
-import { StockLevelRevised } from '@pf/platform/events/stock';
+import { StockLevelChanged, StockLevelRevised } from '@pf/platform/events/stock';
 import { applyOnce } from '@pf/platform/outbox/inbox';
 import { newEvent } from '@pf/platform/outbox/outbox';
 import { pgSql } from '@pf/platform/outbox/sql';
 import type { ProductFacts } from '../domain/model';
-import { revisedFigure } from '../domain/stock-figure';
+import { catalogFigureEvent, revisedFigure } from '../domain/stock-figure';
 import { applyProductState, insertUnknownProducts, lockProductsRead, productUuidsAfter } from '../repositories/product-repository';
 import { figuresOfProducts } from '../repositories/stock-repository';
 import { changeWithEvents, nowOf, STOCK_SCHEMA, type StockDeps } from './deps';
@@ -21,11 +21,12 @@ export type ProductEventOutcome = 'applied' | 'stale' | 'duplicate' | 'ignored';
  * when the event's state is newer than the stored one (`version`), so a replayed or out-of-order
  * event changes nothing.
  *
- * Print-on-demand and deletion changes alter a product's figure, but no `stock-level.changed` is
- * written for them: the contract pushes only stock movements (spec section 6). What the figure
- * became is written as `stock-level.revised` instead (never pushed), and so is the first figure of
- * a product (0 for one that has no stock), so the orders service knows a product nobody stocked
- * is short rather than unknown. The product's row lock is taken first, as every change of a figure
+ * Print-on-demand and deletion changes alter a product's figure. Approval or activation and
+ * deletion are not pushed (spec section 6): what the figure became is written as
+ * `stock-level.revised` (never pushed), and so is the first figure of a product (0 for one that has
+ * no stock), so the orders service knows a product nobody stocked is short rather than unknown. A
+ * figure that falls while the product stays listed (print-on-demand withdrawn or switched off) is
+ * a stock change integrations must hear of: `stock-level.changed` (catalogFigureEvent). The product's row lock is taken first, as every change of a figure
  * does, so its figure events leave in the order they were set.
  */
 export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnvelope): Promise<ProductEventOutcome> {
@@ -44,7 +45,15 @@ export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnve
       outcome = 'applied';
       const [after] = await figuresOfProducts(tx, [productUuid]);
       const revised = after ? revisedFigure(before, after) : null;
-      if (revised) events = [newEvent(StockLevelRevised, productUuid, { ...revised, changedAt: nowOf(deps).toISOString() })];
+      if (revised) {
+        const announced = catalogFigureEvent(revised, state.deleted);
+        const changedAt = nowOf(deps).toISOString();
+        events = [
+          announced.kind === 'changed'
+            ? newEvent(StockLevelChanged, productUuid, { ...announced.figure, changedAt })
+            : newEvent(StockLevelRevised, productUuid, { ...announced.figure, changedAt }),
+        ];
+      }
     });
     return { result: applied ? outcome : 'duplicate', events };
   });
