@@ -253,9 +253,21 @@ describe('final statuses from fulfilments', () => {
     expect(deriveFromFulfilments('complete', ['dispatched', 'returned'])).toBe('returned');
     expect(deriveFromFulfilments('partial', ['returned', 'failed'])).toBe('returned');
     expect(deriveFromFulfilments('complete', ['dispatched'])).toBe('complete');
-    for (const status of ['draft', 'queued', 'scheduled', 'cancelled', 'failed', 'returned'] as const) {
+    for (const status of ['draft', 'queued', 'scheduled', 'cancelled', 'failed'] as const) {
       expect(deriveFromFulfilments(status, ['dispatched'])).toBe(status);
     }
+  });
+
+  it('the settled status depends on the fulfilments alone, not on the order they finished in', () => {
+    // A dispatched, B failed (partial), then A returned
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['dispatched', 'failed']), ['returned', 'failed'])).toBe('returned');
+    // A dispatched and returned while B is processing, then B failed
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['returned', 'processing']), ['returned', 'failed'])).toBe('returned');
+    // {returned, dispatched} either way round
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['returned', 'processing']), ['returned', 'dispatched'])).toBe('returned');
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['dispatched', 'dispatched']), ['returned', 'dispatched'])).toBe('returned');
+    // a returned order whose other parcel comes back too stays returned
+    expect(deriveFromFulfilments('returned', ['returned', 'returned'])).toBe('returned');
   });
 
   it('supplier progress is recorded only on orders that were sent', () => {

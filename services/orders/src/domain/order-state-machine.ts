@@ -362,16 +362,26 @@ const FOLLOWS_FULFILMENTS: readonly OrderStatus[] = ['processing', 'back-order',
 const FINISHABLE_ONLY: readonly OrderStatus[] = ['holding', 'error'];
 
 /**
+ * What finished fulfilments settle an order at: their final status (finalStatusOf), except that an
+ * order a parcel of which came back (a fulfilment `returned`, which was dispatched) is `returned`.
+ * A function of the statuses alone, so the order in which the fulfilments finished does not matter.
+ */
+export function settledStatusOf(statuses: readonly FulfilmentStatus[]): 'complete' | 'partial' | 'failed' | 'returned' | null {
+  const final = finalStatusOf(statuses);
+  return final !== null && statuses.includes('returned') ? 'returned' : final;
+}
+
+/**
  * The order's status after a fulfilment changed (ours):
- * - processing, back-order, invalid: final status once every fulfilment is finished; otherwise
+ * - processing, back-order, invalid: settled status once every fulfilment is finished; otherwise
  *   invalid when one is invalid, back-order when one is on back order, processing else;
- * - holding, error: only a final status replaces them;
- * - complete or partial: `returned` once a dispatched fulfilment came back;
- * - anything else (draft, queued, scheduled, cancelled, failed, returned): unchanged.
+ * - holding, error: only a settled status replaces them;
+ * - complete, partial or returned: the settled status (`returned` once a dispatched fulfilment came back);
+ * - anything else (draft, queued, scheduled, cancelled, failed): unchanged.
  */
 export function deriveFromFulfilments(current: OrderStatus, statuses: readonly FulfilmentStatus[]): OrderStatus {
-  if (current === 'complete' || current === 'partial') return statuses.includes('returned') ? 'returned' : current;
-  const final = finalStatusOf(statuses);
+  const final = settledStatusOf(statuses);
+  if (current === 'complete' || current === 'partial' || current === 'returned') return final ?? current;
   if (FINISHABLE_ONLY.includes(current)) return final ?? current;
   if (!FOLLOWS_FULFILMENTS.includes(current)) return current;
   if (final) return final;
