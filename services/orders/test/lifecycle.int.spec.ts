@@ -254,6 +254,9 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       // Rescheduling a queued order keeps its confirmedAt.
       const re = (await s.ok<any>(t.backOffice, SCHEDULE_ORDER, { uuid: q.uuid, at })).scheduleOrder;
       expect(re).toMatchObject({ status: 'scheduled', confirmedAt: q.confirmedAt });
+      // Queueing it again abandons the schedule: no longer scheduled, scheduledAt null.
+      const requeued = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: q.uuid })).queueOrder;
+      expect(requeued).toMatchObject({ status: 'queued', scheduledAt: null, confirmedAt: q.confirmedAt });
       const p = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: (await create()).uuid })).processOrderNow;
       expect(p.status).toBe('processing');
       expect(p.confirmedAt).not.toBeNull();

@@ -113,9 +113,11 @@ export async function merchantAction(
       if (CONFIRMING.includes(action)) await requireActiveTeamOf(ctx, order, identity);
       const decision = decide(stateOf(order), action, { now: ctx.now, scheduledAt: scheduledAt ?? order.scheduledAt });
       if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
+      // Queueing or processing now abandons a schedule still ahead: the order is no longer scheduled.
+      const abandoned = (action === 'queue' || action === 'process-now') && order.scheduledAt !== null && order.scheduledAt > ctx.now;
       const moved = await applyMove(ctx, order, decision, {
         shippingMethodCode: opts.shippingMethodCode ?? null,
-        ...(scheduledAt ? { scheduledAt } : {}),
+        ...(scheduledAt ? { scheduledAt } : abandoned ? { scheduledAt: null } : {}),
       });
       return afterStockMove(ctx, order, moved);
     },
