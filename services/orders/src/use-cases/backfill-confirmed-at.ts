@@ -24,7 +24,7 @@ export async function backfillConfirmedAt(prisma: PrismaClient, opts: { cutoff?:
       where: { confirmedAt: null, createdAt: { lt: cutoff }, status: { not: 'draft' }, ...(after ? { uuid: { gt: after } } : {}) },
       orderBy: { uuid: 'asc' },
       take: batchSize,
-      select: { uuid: true, statusChanges: { select: { fromStatus: true, toStatus: true, at: true, trigger: true }, orderBy: { id: 'asc' } } },
+      select: { uuid: true, version: true, statusChanges: { select: { fromStatus: true, toStatus: true, at: true, trigger: true }, orderBy: { id: 'asc' } } },
     });
     if (orders.length === 0) return result;
     after = orders[orders.length - 1]!.uuid;
@@ -35,7 +35,9 @@ export async function backfillConfirmedAt(prisma: PrismaClient, opts: { cutoff?:
         cutoff,
       );
       if (!confirmedAt) continue;
-      const { count } = await prisma.order.updateMany({ where: { uuid: o.uuid, confirmedAt: null }, data: { confirmedAt } });
+      // Only the order as read: one changed meanwhile (saved as draft, its address rejected) has a
+      // history this reading did not see, and is left for the next run.
+      const { count } = await prisma.order.updateMany({ where: { uuid: o.uuid, version: o.version, confirmedAt: null }, data: { confirmedAt } });
       result.backfilled += count;
     }
   }
