@@ -242,6 +242,17 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       expect((await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: o.uuid })).cancelOrder).toMatchObject({ status: 'cancelled', confirmedAt: o.confirmedAt });
     });
 
+    it('an address rejected while the order was holding (could not be sent): confirmedAt cleared, and the history says so though the status stayed', async () => {
+      const o = (await confirm((await create()).uuid)).data.confirmOrder;
+      await s.ok<any>(t.backOffice, NOT_SENT, { uuid: o.uuid });
+      const h = (await s.ok<any>(t.backOffice, REJECT_ADDRESS, { uuid: o.uuid, reason: 'no such street' })).rejectShippingAddress;
+      expect(h).toMatchObject({ status: 'holding', confirmedAt: null });
+      const history = (await s.ok<any>(t.backOffice, HISTORY, { uuid: o.uuid })).order.statusHistory;
+      expect(history.at(-1)).toMatchObject({ from: 'holding', to: 'holding', reason: 'no such street' });
+      const { rows } = await s.pool.query('SELECT trigger FROM orders.order_status_change WHERE order_uuid = $1 ORDER BY id DESC LIMIT 1', [o.uuid]);
+      expect(rows[0].trigger).toBe('reject-shipping-address');
+    });
+
     it('queueing, scheduling or processing in the merchant application confirms the order (confirmedAt set)', async () => {
       const q = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: (await create()).uuid, code: 'express' })).queueOrder;
       expect(q).toMatchObject({ status: 'queued' });

@@ -357,10 +357,15 @@ export async function saveOrder(ctx: ChangeContext, before: Order, next: Order, 
   for (const c of changes) ctx.unit.events.push(orderEvents.fulfilmentStatusChanged(next, c.f, c.from, c.status));
   ctx.unit.events.push(...alongside);
   if (before.status !== next.status) await recordStatusChange(ctx, next, before.status, next.status);
+  // Unconfirmed without a status change (an address rejected while holding): the history still
+  // says so, or reading it later (the confirmedAt backfill) would take the order as confirmed. No
+  // event: the status did not change.
+  else if (before.confirmedAt !== null && next.confirmedAt === null) await recordStatusChange(ctx, next, before.status, next.status, false);
 }
 
-export async function recordStatusChange(ctx: ChangeContext, order: Order, from: OrderStatus | null, to: OrderStatus): Promise<void> {
+/** A status history row, and (`announce`, for a change of status) its `order.status-changed`. */
+export async function recordStatusChange(ctx: ChangeContext, order: Order, from: OrderStatus | null, to: OrderStatus, announce = true): Promise<void> {
   await insertStatusChange(ctx.tx, order.uuid, { from, to, at: order.updatedAt, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: ctx.cause.reason ?? null });
-  if (from !== null) ctx.unit.events.push(orderEvents.statusChanged(order, from, to));
+  if (announce && from !== null) ctx.unit.events.push(orderEvents.statusChanged(order, from, to));
 }
 
