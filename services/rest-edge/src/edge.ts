@@ -3,7 +3,7 @@ import type { EventBus, Subscription } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
 import { AccessRules } from './auth/access-rules';
 import { AuthCache } from './auth/auth-cache';
-import { authenticate, principalOf, refuseBlockedAddresses } from './auth/authenticate';
+import { authenticate, principalOf, refuseBlockedAddresses, undecodableChannelIds } from './auth/authenticate';
 import { subscribeAuthCacheInvalidation } from './auth/invalidation';
 import { ChannelTokenChecks } from './auth/token-check';
 import type { RestEdgeConfig } from './config';
@@ -104,10 +104,9 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
     res.type('application/json').send(contract.json);
   });
 
-  app.use(
-    channelBase,
-    authenticate({ limiter: rateLimiter, tokenChecks, rules: new AccessRules(RESOURCE_ROUTES), logger: logger.child({ component: 'auth' }) }),
-  );
+  const authenticateRequest = authenticate({ limiter: rateLimiter, tokenChecks, rules: new AccessRules(RESOURCE_ROUTES), logger: logger.child({ component: 'auth' }) });
+  app.use(undecodableChannelIds(authenticateRequest, channelSegmentPattern(contract.basePath)));
+  app.use(channelBase, authenticateRequest);
   // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422.
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
   app.use(...requestValidator(contract.routing));
@@ -219,10 +218,15 @@ function channelUrlOf(req: Request, deps: HandlerDeps, channelId: string): strin
 
 /** What `app.use(expressPath(template), ...)` takes: the path and everything below it (express matches case-insensitively). */
 export function channelPathPattern(template: string): RegExp {
+  return new RegExp(channelSegmentPattern(template).source, 'i');
+}
+
+/** The same, capturing the (still encoded) path parameter of the template. */
+function channelSegmentPattern(template: string): RegExp {
   const source = template
     .split(/\{[A-Za-z_][A-Za-z0-9_]*\}/)
     .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('[^/]+');
+    .join('([^/]+)');
   return new RegExp(`^${source}(?:/|$)`, 'i');
 }
 

@@ -142,6 +142,8 @@ describe('authentication (spec section 5) on every endpoint', () => {
         // ids no channel can have: a NUL (Postgres refuses it in text), one far too long
         await call(method, 'acme%00shop', path, acme.shop!.token),
         await call(method, `acme-${'x'.repeat(300)}`, path, acme.shop!.token),
+        // one that does not even decode (a bad percent-escape)
+        await call(method, 'acme%E0%A4%A', path, acme.shop!.token),
         // unknown channel with no token / the Standard token
         await call(method, 'acme-nowhere', path),
         await call(method, 'acme-nowhere', path, standardToken),

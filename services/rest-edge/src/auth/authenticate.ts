@@ -127,3 +127,29 @@ export function refuseBlockedAddresses(limiter: RateLimiter, channelPath: RegExp
     }
   };
 }
+
+/**
+ * A channel id in the path that does not even decode (a bad percent-escape) names no channel: it
+ * is answered by authentication like any unknown channel (401, counted against the address, after
+ * the address's own check), not by the router's decoding error. Decodable paths pass untouched.
+ */
+export function undecodableChannelIds(authenticateRequest: RequestHandler, channelSegment: RegExp): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const raw = channelSegment.exec(req.path)?.[1];
+    if (raw === undefined || decodes(raw)) {
+      next();
+      return;
+    }
+    req.params = { channelId: raw };
+    void authenticateRequest(req, res, next);
+  };
+}
+
+function decodes(segment: string): boolean {
+  try {
+    decodeURIComponent(segment);
+    return true;
+  } catch {
+    return false;
+  }
+}
