@@ -447,6 +447,17 @@ describe('the order endpoints', () => {
         expect(over.body.violations).toEqual([{ property: 'orderNumber', message: expect.any(String) }]);
       });
 
+      it('a NUL character in any member is a 422 naming it, never a 500', async () => {
+        const res = await create({ orderNumber: 'A\u0000B', orderLines: [{ product: { sku: 'MUG\u0000' }, quantity: 1 }], shippingDetails: { ...GB_ADDRESS, city: 'Le\u0000eds' } });
+        expect(res.status).toBe(422);
+        expect(res.body.violations.map((v: { property: string }) => v.property).sort()).toEqual(['orderLines[0].product.sku', 'orderNumber', 'shippingDetails.city']);
+        const amend = await api.call('PUT', `/orders/${(await create({ orderNumber: fresh(), orderLines: lines(['MUG', 1]) })).body.uuid}/lines`, {
+          body: { orderLines: [{ lineNumber: 1, product: { sku: 'MUG\u0000' }, quantity: 1 }] },
+        });
+        expect(amend.status).toBe(422);
+        expect(amend.body.violations).toEqual([{ property: 'orderLines[0].product.sku', message: expect.any(String) }]);
+      });
+
       it('empty and null shipping members are taken as absent, not refused', async () => {
         const shippingDetails = { ...GB_ADDRESS, companyName: '', address2: '', address3: null, phone: '', state: { name: '', code: null }, country: { name: 'United Kingdom', code: 'GB' } };
         const res = await create({ orderNumber: fresh(), orderLines: lines(['MUG', 1]), shippingDetails });

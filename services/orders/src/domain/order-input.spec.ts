@@ -129,4 +129,9 @@ describe('order input (rule O4)', () => {
     expect(validateLines([{ lineNumber: 2_147_483_647, product: { sku: 'A' }, quantity: 1 }], { requireLineNumbers: true }).ok).toBe(true);
     expect(validateLines([{ lineNumber: 2_147_483_648, product: { sku: 'A' }, quantity: 1 }], { requireLineNumbers: true }).ok).toBe(false);
   });
+
+  it('refuses a NUL character in any text, naming the field', () => {
+    const v = validateOrderInput({ orderNumber: 'A\u0000', orderLines: [{ product: { sku: 'S\u0000' }, quantity: 1 }], shippingDetails: { city: 'L\u0000' } });
+    expect(v.ok ? [] : v.violations.map((x) => x.property).sort()).toEqual(['orderLines[0].product.sku', 'orderNumber', 'shippingDetails.city']);
+  });
 });

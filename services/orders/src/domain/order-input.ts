@@ -127,7 +127,13 @@ export function longerThan(value: string, max: number): boolean {
 function textViolations(value: string | null | undefined, property: string, max: number, required: boolean): Violation[] {
   if (value === null || value === undefined) return required ? [{ property, message: 'Required.' }] : [];
   if (value.length === 0) return [{ property, message: 'Must not be empty.' }];
+  if (value.includes('\u0000')) return [nulCharacter(property)];
   return longerThan(value, max) ? [tooLong(property, max)] : [];
+}
+
+/** No text the platform keeps may hold U+0000 (PostgreSQL refuses it): named, never a 500. */
+function nulCharacter(property: string): Violation {
+  return { property, message: 'Must not contain the NUL character (U+0000).' };
 }
 
 /** An empty shipping member means "none" (shops send `address2: ""`): it reads as absent. */
@@ -162,6 +168,7 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
   lines.forEach((line, i) => {
     const sku = line.product?.sku;
     if (typeof sku !== 'string' || sku.length === 0) violations.push({ property: at(i, '.product.sku'), message: 'Required.' });
+    else if (sku.includes('\u0000')) violations.push(nulCharacter(at(i, '.product.sku')));
     else if (longerThan(sku, LIMITS.sku)) violations.push(tooLong(at(i, '.product.sku'), LIMITS.sku));
     if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > LIMITS.quantity) {
       violations.push({ property: at(i, '.quantity'), message: `A whole number from 1 to ${LIMITS.quantity}.` });

@@ -1,4 +1,4 @@
-import { onTheCountAlone, propertyOfPointer } from './violations';
+import { nulCharacterMembers, onTheCountAlone, propertyOfPointer } from './violations';
 
 describe('propertyOfPointer', () => {
   it.each([
@@ -41,5 +41,26 @@ describe('onTheCountAlone', () => {
   it('leaves the failures of lists within their length as they are', () => {
     const failures = [{ path: '/body/orderLines/3/quantity', message: 'must be >= 1', errorCode: 'minimum.openapi.validation' }];
     expect(onTheCountAlone(failures)).toBe(failures);
+  });
+});
+
+describe('nulCharacterMembers', () => {
+  it('names every member holding a NUL, nested ones included', () => {
+    const body = { orderNumber: 'A\u0000B', orderLines: [{ product: { sku: 'ok' } }, { product: { sku: '\u0000' } }], note: ['x', 'y\u0000'], 'a\u0000': 1 };
+    expect(nulCharacterMembers(body)).toEqual(['orderNumber', 'orderLines[1].product.sku', 'note[1]', '["a\\u0000"]']);
+  });
+
+  it('finds nothing in clean bodies, numbers and nulls', () => {
+    expect(nulCharacterMembers({ a: 'x', b: [1, null, true], c: { d: '' } })).toEqual([]);
+    expect(nulCharacterMembers(undefined)).toEqual([]);
+    expect(nulCharacterMembers('\u0000')).toEqual(['body']);
+  });
+
+  it('walks a body nested 100 000 deep without overflowing, and names at most 20 members', () => {
+    let deep: unknown = 'x\u0000';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const [found] = nulCharacterMembers({ a: deep });
+    expect(found!.startsWith('a[0][0]')).toBe(true);
+    expect(nulCharacterMembers(Array.from({ length: 50 }, () => '\u0000'))).toHaveLength(20);
   });
 });

@@ -48,3 +48,46 @@ export function onTheCountAlone(failures: ValidationFailure[]): ValidationFailur
   if (overlong.length === 0) return failures;
   return failures.filter((f) => !overlong.some((list) => f.path.startsWith(list)));
 }
+
+/** Members named at most by one refusal: enough to fix the request, bounded for a hostile one. */
+export const MAX_NUL_MEMBERS_NAMED = 20;
+
+interface BodyNode {
+  value: unknown;
+  key: string | null;
+  parent: BodyNode | null;
+}
+
+/**
+ * The members of a request body holding a NUL character (U+0000), each named as the contract names
+ * fields (`orderLines[0].product.sku`); at most MAX_NUL_MEMBERS_NAMED. No text the platform keeps
+ * may hold one (PostgreSQL refuses it in text), so it is a 422 naming the field, never a 500 from
+ * the database. Walked without recursion and without copying paths: a hostile body may nest
+ * arrays a hundred thousand deep within the size limit.
+ */
+export function nulCharacterMembers(body: unknown): string[] {
+  const found: string[] = [];
+  const pathOf = (node: BodyNode): string => {
+    const segments: string[] = [];
+    for (let n: BodyNode | null = node; n !== null && n.key !== null; n = n.parent) segments.push(n.key);
+    return segments.length ? joinPath(segments.reverse()) : 'body';
+  };
+  const stack: BodyNode[] = [{ value: body, key: null, parent: null }];
+  while (stack.length > 0 && found.length < MAX_NUL_MEMBERS_NAMED) {
+    const node = stack.pop()!;
+    const { value } = node;
+    if (node.key?.includes('\u0000')) found.push(pathOf(node));
+    else if (typeof value === 'string') {
+      if (value.includes('\u0000')) found.push(pathOf(node));
+    } else if (Array.isArray(value)) {
+      for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: node });
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, item] = entries[i]!;
+        stack.push({ value: item, key, parent: node });
+      }
+    }
+  }
+  return found.slice(0, MAX_NUL_MEMBERS_NAMED);
+}
