@@ -636,6 +636,10 @@ describe('the order endpoints', () => {
       const refused = await listApi.call('GET', '/orders?updatedSince=yesterday');
       expect(refused.status).toBe(422);
       expect(refused.body.violations.map((v: { property: string }) => v.property)).toContain('updatedSince');
+      // a NUL in a filter (Postgres refuses it in text): 422 naming the parameter, not a 500
+      const nul = await listApi.call('GET', '/orders?order-number=a%00b');
+      expect(nul.status).toBe(422);
+      expect(nul.body.violations.map((v: { property: string }) => v.property)).toEqual(['order-number']);
       // a value the document's date-time lets through but no instant is (a leap second): named as sent too
       for (const name of ['updated-since', 'createdSince']) {
         const leap = await listApi.call('GET', `/orders?${name}=2026-12-31T23:59:60Z`);

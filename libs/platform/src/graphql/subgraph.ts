@@ -101,6 +101,11 @@ export function formatSubgraphError(
       extensions: { code: original.problemType, problem: original.toTransport() },
     };
   }
+  if (isUnstorableText(original)) {
+    // Text holding a NUL reached PostgreSQL, which refuses it: the caller's input, not our fault.
+    const problem = Problem.validation([{ property: formatted.path?.join('.') ?? 'input', message: 'Text must not contain the NUL character (U+0000).' }]);
+    return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
+  }
   const code = formatted.extensions?.code;
   // GraphQL validation and parse errors are the caller's fault and safe to show.
   if (code && code !== 'INTERNAL_SERVER_ERROR') return formatted;
@@ -111,6 +116,16 @@ export function formatSubgraphError(
     ...(formatted.path ? { path: formatted.path } : {}),
     extensions: { code: 'INTERNAL_SERVER_ERROR', reference },
   };
+}
+
+/**
+ * PostgreSQL's refusal of a NUL character in text (SQLSTATE 22021), as pg reports it (`code`) or as
+ * Prisma wraps it (the database code in its message).
+ */
+export function isUnstorableText(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  if ((err as { code?: unknown }).code === '22021') return true;
+  return /Code: `22021`/.test(err.message) || /invalid byte sequence for encoding "UTF8": 0x00/.test(err.message);
 }
 
 function problemLoggingPlugin(logger: Logger): ApolloServerPlugin {

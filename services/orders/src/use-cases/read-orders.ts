@@ -76,6 +76,9 @@ export async function listOrders(
     violations.push(...parsed.violations);
     return undefined;
   };
+  for (const [property, value] of [['filter.orderNumber', filter.orderNumber], ['filter.channelId', filter.channelId]] as const) {
+    if (value?.includes('\u0000')) violations.push({ property, message: 'Must not contain the NUL character (U+0000).' });
+  }
   const updatedSince = since(filter.updatedSince, 'filter.updatedSince');
   const createdSince = since(filter.createdSince, 'filter.createdSince');
   if (violations.length > 0) throw Problem.validation(violations);
