@@ -128,13 +128,13 @@ describe('durable timers: countdowns and schedules', () => {
     expect((await read(o.uuid)).status).toBe('cancelled');
   }, 30_000);
 
-  it('a move that keeps failing is retried, then the order goes to error', async () => {
+  it('a move that keeps failing is retried, then the order could not be sent: holding with confirmedAt kept', async () => {
     const o = await confirmed();
     await worker({ STOCK_URL: 'http://127.0.0.1:9/graphql', STOCK_TIMEOUT_MS: '500', ORDERS_TIMER_MAX_ATTEMPTS: '3', ORDERS_TIMER_LEASE_MS: '300' });
-    const e = await eventually(async () => ((await read(o.uuid)).status === 'error' ? read(o.uuid) : undefined), 20_000);
+    const e = await eventually(async () => ((await read(o.uuid)).status === 'holding' ? read(o.uuid) : undefined), 20_000);
     expect(e.confirmedAt).toBe(o.confirmedAt);
     const last = (await history(o.uuid)).at(-1);
-    expect(last).toMatchObject({ from_status: 'queued', to_status: 'error', trigger: 'processing-failed', actor: 'timer' });
+    expect(last).toMatchObject({ from_status: 'queued', to_status: 'holding', trigger: 'processing-failed', actor: 'timer' });
     const { rows } = await s.pool.query('SELECT count(*)::int AS n FROM orders.order_timer WHERE order_uuid = $1', [o.uuid]);
     expect(rows[0].n).toBe(0);
   }, 30_000);

@@ -193,7 +193,7 @@ describe('order state machine: merchant actions and timers (our rows)', () => {
   it('rows 12-14: timers move queued and scheduled orders to processing, or to error when sending failed', () => {
     expect(decide(order('queued', earlier, ['draft']), 'countdown-ended', { now })).toMatchObject({ kind: 'move', row: 12, to: 'processing', confirmedAt: earlier, fulfilments: 'send' });
     expect(decide(order('scheduled', earlier, ['draft']), 'schedule-due', { now })).toMatchObject({ kind: 'move', row: 13, to: 'processing', confirmedAt: earlier, fulfilments: 'send' });
-    expect(decide(order('queued', earlier, ['draft']), 'processing-failed', { now })).toMatchObject({ kind: 'move', row: 14, to: 'error', confirmedAt: earlier });
+    expect(decide(order('queued', earlier, ['draft']), 'processing-failed', { now })).toMatchObject({ kind: 'move', row: 14, to: 'holding', confirmedAt: earlier });
     // A countdown that fires after the order moved on does nothing.
     expect(decide(order('draft'), 'countdown-ended', { now }).kind).toBe('refused');
     expect(decide(order('cancelled', earlier), 'schedule-due', { now }).kind).toBe('refused');

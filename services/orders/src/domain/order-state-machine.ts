@@ -256,7 +256,8 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   // Ours: the durable timers.
   { row: 12, trigger: 'countdown-ended', from: ['queued'], guard: null, to: 'processing', confirmedAt: 'keep', fulfilments: 'send', holds: 'keep', timer: 'clear' },
   { row: 13, trigger: 'schedule-due', from: ['scheduled'], guard: null, to: 'processing', confirmedAt: 'keep', fulfilments: 'send', holds: 'keep', timer: 'clear' },
-  { row: 14, trigger: 'processing-failed', from: ['queued', 'scheduled'], guard: null, to: 'error', confirmedAt: 'keep', fulfilments: 'keep', holds: 'keep', timer: 'clear' },
+  // Sending failed for good: section 3's "a confirmed order could not be sent", as row 8.
+  { row: 14, trigger: 'processing-failed', from: ['queued', 'scheduled'], guard: null, to: 'holding', confirmedAt: 'keep', fulfilments: 'keep', holds: 'keep', timer: 'clear' },
 ];
 
 export type Decision =
