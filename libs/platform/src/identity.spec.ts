@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { bearerToken, signIdentity, teamActiveAsKnown, teamOf, verifyIdentity, type Identity, type JwtSignOptions } from './identity';
+import { bearerToken, signIdentity, teamActiveClaim, teamOf, verifyIdentity, type Identity, type JwtSignOptions } from './identity';
 import { Problem } from './problems';
 
 const hs: JwtSignOptions = {
@@ -130,11 +130,11 @@ describe('teamOf', () => {
   });
 });
 
-describe('teamActiveAsKnown', () => {
-  it("is the edge's finding carried by a channel identity, else the read model's", () => {
-    expect(teamActiveAsKnown({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: false }, true)).toBe(false);
-    expect(teamActiveAsKnown({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: true }, false)).toBe(true);
-    expect(teamActiveAsKnown({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop' }, false)).toBe(false);
-    expect(teamActiveAsKnown({ kind: 'backoffice', teamCode: 'acme', userId: 'u' }, null)).toBeNull();
+describe('teamActiveClaim', () => {
+  it("is the edge's finding carried by a channel identity, else null (the read model decides)", () => {
+    expect(teamActiveClaim({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: false })).toBe(false);
+    expect(teamActiveClaim({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: true })).toBe(true);
+    expect(teamActiveClaim({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop' })).toBeNull();
+    expect(teamActiveClaim({ kind: 'backoffice', teamCode: 'acme', userId: 'u' })).toBeNull();
   });
 });

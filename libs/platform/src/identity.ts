@@ -145,9 +145,10 @@ export function teamOf(identity: Identity): string {
 }
 
 /**
- * Whether the caller's team is active as far as anyone can tell: the edge's finding carried by a
- * channel identity when there is one, else what the subgraph's own read model says (null: unknown).
+ * The team's state as the edge's credentials check found it, carried by a channel identity; null
+ * when the caller carries none (back-office, services, identities minted by tools), and the
+ * subgraph's own read model decides.
  */
-export function teamActiveAsKnown(identity: Identity, readModel: boolean | null): boolean | null {
-  return identity.kind === 'channel' && identity.teamActive !== undefined ? identity.teamActive : readModel;
+export function teamActiveClaim(identity: Identity): boolean | null {
+  return identity.kind === 'channel' && identity.teamActive !== undefined ? identity.teamActive : null;
 }

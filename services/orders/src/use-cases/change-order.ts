@@ -1,4 +1,4 @@
-import { teamActiveAsKnown, type Identity } from '@pf/platform/identity';
+import { teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order } from '../domain/model';
 import { parseInstant } from '../domain/order-input';
@@ -51,7 +51,7 @@ export async function changeVisibleOrder<R>(
  * a channel caller, else the change's team facts).
  */
 async function requireActiveTeamOf(ctx: ChangeContext, order: Order, identity: Identity): Promise<void> {
-  const active = teamActiveAsKnown(identity, null) ?? (await teamFactsOf(ctx, order.teamCode)).active;
+  const active = teamActiveClaim(identity) ?? (await teamFactsOf(ctx, order.teamCode)).active;
   if (active === false) throw teamInactive(order.teamCode);
 }
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { noRead } from '@pf/platform/db/transaction';
-import { teamActiveAsKnown, type Identity } from '@pf/platform/identity';
+import { teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order, OrderLine, OrderOrigin } from '../domain/model';
 import { validateOrderInput, type OrderInput, type ShippingDetails, type ValidOrderInput } from '../domain/order-input';
@@ -30,8 +30,7 @@ export function teamInactive(teamCode: string): Problem {
  * connection taken while the order row is locked lets waiting changes exhaust the pool.
  */
 export async function requireActiveTeam(db: Sql, teamCode: string, identity?: Identity): Promise<void> {
-  const known = identity ? teamActiveAsKnown(identity, null) : null;
-  const active = known ?? (await teamActive(db, teamCode));
+  const active = (identity ? teamActiveClaim(identity) : null) ?? (await teamActive(db, teamCode));
   if (active === false) throw teamInactive(teamCode);
 }
 
@@ -81,9 +80,9 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
   const wanted = validated(input);
   return inTransaction(deps, async (tx, unit) => {
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' });
-    // One round trip: the team (unless the edge's credentials check said, see teamActiveAsKnown),
+    // One round trip: the team (unless the edge's credentials check said, see teamActiveClaim),
     // the SKUs' products with their stock figures, and the order number locked with its order, if any.
-    const edgeFound = teamActiveAsKnown(identity, null);
+    const edgeFound = teamActiveClaim(identity);
     const [active, products, existing] = await tx.reads([
       edgeFound === null ? teamActiveRead(teamCode) : noRead(edgeFound),
       liveProductsRead(

@@ -1,4 +1,4 @@
-import { teamActiveAsKnown, type Identity } from '@pf/platform/identity';
+import { teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import { targetChannel, type ChannelRef } from '../domain/authorisation';
 import { generateSecret } from '../domain/secrets';
@@ -33,7 +33,7 @@ export async function registerWebhook(deps: WebhooksDeps, identity: Identity, in
   if (!verdict.ok) {
     throw Problem.validation([{ property: 'url', message: verdict.refusal.message }], `The webhook URL is not acceptable: ${verdict.refusal.message}`);
   }
-  if ((teamActiveAsKnown(identity, null) ?? (await findTeamActive(deps.pool, ref.teamCode))) === false) {
+  if ((teamActiveClaim(identity) ?? (await findTeamActive(deps.pool, ref.teamCode))) === false) {
     throw new Problem('team-inactive', { detail: 'The team is inactive; webhooks cannot be registered.' });
   }
   await refuseStandardChannel(deps, ref);
