@@ -8,6 +8,7 @@ import { subscribeAuthCacheInvalidation } from './auth/invalidation';
 import { ChannelTokenChecks } from './auth/token-check';
 import type { RestEdgeConfig } from './config';
 import { loadContract, operationsOf, type Contract } from './contract/openapi';
+import { templateSource } from './contract/path-template';
 import { requestValidator } from './contract/request-validation';
 import { errorHandler, unknownPath } from './http/errors';
 import { requestContext, requestIdOf } from './http/request-context';
@@ -95,7 +96,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.use(requestContext(contract.version));
   opts.mountFirst?.(app);
   const channelBase = expressPath(contract.basePath);
-  app.use(refuseBlockedAddresses(rateLimiter, channelPathPattern(contract.basePath)));
+  const channelPath = channelPathPattern(contract.basePath);
+  app.use(refuseBlockedAddresses(rateLimiter, channelPath));
 
   app.get('/v1/openapi.yaml', (_req: Request, res: Response) => {
     res.type('application/yaml').send(contract.yaml);
@@ -105,7 +107,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   });
 
   const authenticateRequest = authenticate({ limiter: rateLimiter, tokenChecks, rules: new AccessRules(RESOURCE_ROUTES), logger: logger.child({ component: 'auth' }) });
-  app.use(undecodableChannelIds(authenticateRequest, channelSegmentPattern(contract.basePath)));
+  app.use(undecodableChannelIds(authenticateRequest, channelPath));
   app.use(channelBase, authenticateRequest);
   // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422.
   app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
@@ -216,18 +218,12 @@ function channelUrlOf(req: Request, deps: HandlerDeps, channelId: string): strin
   return origin + deps.basePath.replace('{channelId}', encodeURIComponent(channelId));
 }
 
-/** What `app.use(expressPath(template), ...)` takes: the path and everything below it (express matches case-insensitively). */
-export function channelPathPattern(template: string): RegExp {
-  return new RegExp(channelSegmentPattern(template).source, 'i');
-}
-
-/** The same, capturing the (still encoded) path parameter of the template. */
-function channelSegmentPattern(template: string): RegExp {
-  const source = template
-    .split(/\{[A-Za-z_][A-Za-z0-9_]*\}/)
-    .map((literal) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('([^/]+)');
-  return new RegExp(`^${source}(?:/|$)`, 'i');
+/**
+ * What `app.use(expressPath(template), ...)` takes: the path and everything below it (express
+ * matches case-insensitively), capturing the (still encoded) channel id.
+ */
+function channelPathPattern(template: string): RegExp {
+  return new RegExp(`${templateSource(template)}(?:/|$)`, 'i');
 }
 
 /** `/v1/channels/{channelId}` -> `/v1/channels/:channelId`. */

@@ -1,3 +1,4 @@
+import { templateSource } from '../contract/path-template';
 import { CHANNEL_SCOPED, type AccessRule } from '../domain/access';
 
 interface RuleEntry {
@@ -27,10 +28,6 @@ export class AccessRules {
 }
 
 function templatePattern(template: string): RegExp {
-  const source = template
-    .split(/(\{[^}]+\})/)
-    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^$()|[\]\\]/g, '\\$&')))
-    .join('');
   // Case-insensitive, as express routes and the validator matches: `/TOKEN` is `/token`'s rule.
-  return new RegExp(`^${source}$`, 'i');
+  return new RegExp(`${templateSource(template)}$`, 'i');
 }
