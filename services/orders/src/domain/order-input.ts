@@ -132,7 +132,7 @@ function textViolations(value: string | null | undefined, property: string, max:
 }
 
 /** No text the platform keeps may hold U+0000 (PostgreSQL refuses it): named, never a 500. */
-function nulCharacter(property: string): Violation {
+export function nulCharacter(property: string): Violation {
   return { property, message: 'Must not contain the NUL character (U+0000).' };
 }
 
@@ -141,9 +141,12 @@ function blankAsAbsent(value: string | null | undefined): string | null | undefi
   return value === '' ? null : value;
 }
 
+/** The shipping members that are plain text (state and country are objects of their own). */
+const PLAIN_SHIPPING_MEMBERS = ['firstName', 'lastName', 'companyName', 'address1', 'address2', 'address3', 'address4', 'city', 'postalCode', 'email', 'phone'] as const;
+
 function withoutBlanks(input: ShippingDetailsInput): ShippingDetailsInput {
   const out: ShippingDetailsInput = {};
-  for (const key of ['firstName', 'lastName', 'companyName', 'address1', 'address2', 'address3', 'address4', 'city', 'postalCode', 'email', 'phone'] as const) {
+  for (const key of PLAIN_SHIPPING_MEMBERS) {
     out[key] = blankAsAbsent(input[key]);
   }
   if (input.state !== undefined) out.state = input.state && { name: blankAsAbsent(input.state.name), code: blankAsAbsent(input.state.code) };
@@ -196,8 +199,7 @@ export function validateShippingDetails(given: ShippingDetailsInput | null | und
   if (given === null || given === undefined) return { ok: true, value: null };
   const input = withoutBlanks(given);
   const violations: Violation[] = [];
-  const plain = ['firstName', 'lastName', 'companyName', 'address1', 'address2', 'address3', 'address4', 'city', 'postalCode', 'email', 'phone'] as const;
-  for (const key of plain) violations.push(...textViolations(input[key], `${prefix}.${key}`, SHIPPING_LIMITS[key], false));
+  for (const key of PLAIN_SHIPPING_MEMBERS) violations.push(...textViolations(input[key], `${prefix}.${key}`, SHIPPING_LIMITS[key], false));
   violations.push(...textViolations(input.state?.name, `${prefix}.state.name`, SHIPPING_LIMITS['state.name'], false));
   violations.push(...textViolations(input.state?.code, `${prefix}.state.code`, SHIPPING_LIMITS['state.code'], false));
   violations.push(...textViolations(input.country?.name, `${prefix}.country.name`, SHIPPING_LIMITS['country.name'], false));

@@ -31,8 +31,8 @@ const UNKNOWN_CHANNEL: ChannelTokenFacts = { channelExists: false, channel: null
 
 /** Whether a path's channel id could name a channel at all (a cheap guard, not the codes' grammar). */
 export function mayBeChannelId(id: string): boolean {
-  // eslint-disable-next-line no-control-regex
   // `%` too: left by a path segment that did not decode, and in no code.
+  // eslint-disable-next-line no-control-regex
   return id.length > 0 && id.length <= MAX_CHANNEL_ID_LENGTH && !/[\u0000-\u001f\u007f%]/.test(id);
 }
 

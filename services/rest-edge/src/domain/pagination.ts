@@ -47,6 +47,12 @@ export interface PageMeta {
   total: number;
 }
 
+/**
+ * The other spellings of `per-page` a list takes: camelCase, and `per_page`, the name `meta`
+ * answers with. `per-page` wins when several are sent; links always use `per-page`.
+ */
+export const PER_PAGE_ALIASES = ['perPage', 'per_page'] as const;
+
 /** Pages shown on each side of the current one in `meta.links` (Laravel's `onEachSide`). */
 export const ON_EACH_SIDE = 3;
 

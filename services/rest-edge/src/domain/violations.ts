@@ -89,5 +89,5 @@ export function nulCharacterMembers(body: unknown): string[] {
       }
     }
   }
-  return found.slice(0, MAX_NUL_MEMBERS_NAMED);
+  return found;
 }

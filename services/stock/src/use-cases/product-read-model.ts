@@ -26,8 +26,9 @@ export type ProductEventOutcome = 'applied' | 'stale' | 'duplicate' | 'ignored';
  * `stock-level.revised` (never pushed), and so is the first figure of a product (0 for one that has
  * no stock), so the orders service knows a product nobody stocked is short rather than unknown. A
  * figure that falls while the product stays listed (print-on-demand withdrawn or switched off) is
- * a stock change integrations must hear of: `stock-level.changed` (catalogFigureEvent). The product's row lock is taken first, as every change of a figure
- * does, so its figure events leave in the order they were set.
+ * a stock change integrations must hear of: `stock-level.changed` (catalogFigureEvent). The
+ * product's row lock is taken first, as every change of a figure does, so its figure events leave
+ * in the order they were set.
  */
 export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnvelope): Promise<ProductEventOutcome> {
   if (!(ProductCreated.is(event) || ProductUpdated.is(event) || ProductDeleted.is(event))) return 'ignored';
@@ -46,12 +47,12 @@ export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnve
       const [after] = await figuresOfProducts(tx, [productUuid]);
       const revised = after ? revisedFigure(before, after) : null;
       if (revised) {
-        const announced = catalogFigureEvent(revised, state.deleted);
+        const figureEvent = catalogFigureEvent(revised, state.deleted);
         const changedAt = nowOf(deps).toISOString();
         events = [
-          announced.kind === 'changed'
-            ? newEvent(StockLevelChanged, productUuid, { ...announced.figure, changedAt })
-            : newEvent(StockLevelRevised, productUuid, { ...announced.figure, changedAt }),
+          figureEvent.kind === 'changed'
+            ? newEvent(StockLevelChanged, productUuid, { ...figureEvent.figure, changedAt })
+            : newEvent(StockLevelRevised, productUuid, { ...figureEvent.figure, changedAt }),
         ];
       }
     });

@@ -1,5 +1,6 @@
 import type { JwtSignOptions } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
+import { parseChannelId } from '../domain/authorisation';
 import type { OrderSnapshot } from '../domain/notifications';
 import { findOrderView, type OrderViewRow } from '../repositories/read-models';
 import type { Queryable } from '../repositories/db';
@@ -65,7 +66,7 @@ export class OrdersSubgraphOrders implements CurrentOrders {
       orderUuid: o.uuid.toLowerCase(),
       teamCode: o.teamCode,
       channelId: o.channelId,
-      channelCode: o.channelId.startsWith(`${o.teamCode}-`) ? o.channelId.slice(o.teamCode.length + 1) : o.channelId,
+      channelCode: parseChannelId(o.channelId)?.channelCode ?? o.channelId,
       origin: o.origin,
       orderNumber: o.orderNumber,
       status: o.status,

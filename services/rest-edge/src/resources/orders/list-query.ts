@@ -1,3 +1,4 @@
+import { PER_PAGE_ALIASES } from '../../domain/pagination';
 import type { OrderFilterInput, OrderSort } from './operation';
 
 /** `per-page` when the client sends none (the document's default). */
@@ -29,7 +30,7 @@ const ALIASES: Record<string, readonly string[]> = {
   'order-number': ['orderNumber'],
   'updated-since': ['updatedSince'],
   'created-since': ['createdSince'],
-  'per-page': ['perPage', 'per_page'],
+  'per-page': PER_PAGE_ALIASES,
 };
 
 /**

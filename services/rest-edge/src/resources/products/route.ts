@@ -1,5 +1,6 @@
 import { Problem } from '@pf/platform/problems';
 import { CHANNEL_SCOPED } from '../../domain/access';
+import { PER_PAGE_ALIASES } from '../../domain/pagination';
 import { isUuid } from '../../domain/uuid';
 import type { ResourceRoute } from '../resource';
 import { toProductList, toProductResource } from './mapper';
@@ -17,7 +18,7 @@ export const listProducts: ResourceRoute = {
     // Already validated against the document (page 1..1000000, per-page and its other spellings
     // 1..100, active-state one value of the enum); `per-page` wins over `perPage` and `per_page`.
     const page = query.page === undefined ? 1 : Number(query.page);
-    const perPageSent = ['per-page', 'perPage', 'per_page'].map((name) => query[name]).find((v) => v !== undefined);
+    const perPageSent = ['per-page', ...PER_PAGE_ALIASES].map((name) => query[name]).find((v) => v !== undefined);
     const perPage = perPageSent === undefined ? DEFAULT_PER_PAGE : Number(perPageSent);
     const activeState = query['active-state'] === undefined ? undefined : String(query['active-state']);
     const { productPage } = await gateway(EDGE_PRODUCTS, { page, perPage, activeState: activeState ?? null });
