@@ -37,8 +37,6 @@ export class SubgraphClient {
     const res = await this.client.post(this.opts.url, {
       json: { query, variables },
       headers: { authorization: `Bearer ${token}`, 'x-request-id': requestId },
-      // A GraphQL error may come with a 4xx/5xx status; its body says what it was.
-      throwHttpErrors: false,
     });
     const payload = res.body as { data?: T | null; errors?: { message: string; extensions?: { code?: string } }[] } | undefined;
     if (payload?.errors?.length || !payload?.data) {
