@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       bus,
       jwt,
       logger: logger.child({ service: def.name }),
-      env: { NODE_ENV: 'development', EVENT_BUS: 'memory', ...extraEnv },
+      env: serviceEnv(extraEnv),
     });
     return serve(def.name, instance, port);
   };
@@ -116,6 +116,16 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(summary.join('\n') + '\n');
+}
+
+/**
+ * A service's settings: the process environment (the variables of the README's per-service tables,
+ * such as ORDER_COUNTDOWN_SECONDS or WEBHOOK_ALLOW_PRIVATE_RANGES, so a development system can be
+ * tuned as a deployment is) under what the embedded wiring decides itself: a development system on
+ * the in-memory bus, and `extraEnv` (the services' URLs, the edge's limiter and credentials cache).
+ */
+function serviceEnv(extraEnv: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...process.env, NODE_ENV: 'development', EVENT_BUS: 'memory', ...extraEnv };
 }
 
 /**

@@ -53,6 +53,8 @@ describe('npm start (the embedded wiring)', () => {
       PF_GATEWAY_PORT: String(await freePort()),
       PF_POSTGRES_PORT: String(await freePort()),
       LOG_LEVEL: 'warn',
+      // A service setting from the environment reaches the service (the countdown, checked below).
+      ORDER_COUNTDOWN_SECONDS: '321',
     };
   });
   afterAll(async () => {
@@ -126,6 +128,7 @@ describe('npm start (the embedded wiring)', () => {
     const confirmed = await rest(c, 'PUT', `/orders/${orderUuid}/confirm`, {});
     expect(confirmed.status).toBe(202);
     expect(confirmed.body.data.confirmedAt).toEqual(expect.any(String));
+    expect(Date.parse(confirmed.body.data.fulfillableFrom) - Date.parse(confirmed.body.data.confirmedAt)).toBe(321_000);
     const after = await rest(c, 'GET', '/stock-levels');
     expect((after.body.data as { sku: string | null; stock: number }[]).find((l) => l.sku === stocked.sku)!.stock).toBe(stocked.stock - 2);
 
