@@ -101,4 +101,14 @@ describe('webhook registration (POST /webhooks, rule W1; POST /webhooks/secret/r
     // An integration cannot act on a sibling channel.
     expect(problemOf(await h.graphql(identity, ROTATE, { channelId: `${team}-other` }))?.problemType).toBe('not-found');
   });
+
+  it('the back-office cannot register or rotate for a channel of its team that accounts never announced (it would be sent the stock webhooks)', async () => {
+    const backoffice: Identity = { kind: 'backoffice', teamCode: team, userId: 'merchant' };
+    for (const unknown of [`${team}-nope`, `${channelId} `]) {
+      expect(problemOf(await h.graphql(backoffice, REGISTER, { url: 'https://hooks.example.com/', channelId: unknown }))?.problemType).toBe('not-found');
+      expect(problemOf(await h.graphql(backoffice, ROTATE, { channelId: unknown }))?.problemType).toBe('not-found');
+      const view = await h.graphql<{ channelWebhook: unknown }>(backoffice, 'query($c: ID!) { channelWebhook(channelId: $c) { url } }', { c: unknown });
+      expect(view.data?.channelWebhook ?? null).toBeNull();
+    }
+  });
 });

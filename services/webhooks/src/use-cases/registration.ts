@@ -4,7 +4,7 @@ import { targetChannel, type ChannelRef } from '../domain/authorisation';
 import { generateSecret } from '../domain/secrets';
 import { checkWebhookUrl } from '../domain/url-policy';
 import { findEndpoint, registerUrl, replaceSecret, type EndpointInfo } from '../repositories/endpoints';
-import { findChannel, findTeamActive } from '../repositories/read-models';
+import { findChannel, findTeamActive, type ChannelRow } from '../repositories/read-models';
 import type { WebhooksDeps } from './deps';
 
 /** What `POST /webhooks` and `POST /webhooks/secret/rotate` answer (`data.webhookDetail`). */
@@ -15,20 +15,33 @@ export interface WebhookDetail {
   secret: string;
 }
 
-async function refuseStandardChannel(deps: WebhooksDeps, ref: ChannelRef): Promise<void> {
+/**
+ * The channel as the accounts events announced it. A back-office or service caller naming a
+ * channel accounts never announced gets 404: a registration there would be sent every stock
+ * webhook of the team. An integration's own channel was just authenticated by the edge, so it
+ * exists even when its accounts event has not arrived yet (null then).
+ */
+async function announcedChannel(deps: WebhooksDeps, identity: Identity, ref: ChannelRef): Promise<ChannelRow | null> {
   const channel = await findChannel(deps.pool, ref.channelId);
+  if (!channel && identity.kind !== 'channel') throw Problem.notFound(`Channel ${ref.channelId} was not found.`);
+  return channel;
+}
+
+function refuseStandardChannel(channel: ChannelRow | null): void {
   if (channel?.standard) {
     throw new Problem('standard-channel', { detail: 'The Standard channel has no integration and cannot receive webhooks.' });
   }
 }
 
 /**
- * `POST /webhooks`: rule W1 in full (fresh DNS) FIRST, so an inactive team still gets 422 for an
- * invalid URL; then the team (403 team-inactive) and the Standard channel (403). Registering
- * again replaces the URL and answers the same secret; the first registration creates it.
+ * `POST /webhooks`: rule W1 in full (fresh DNS) first, so an inactive team still gets 422 for an
+ * invalid URL (a back-office caller's channel must be known before that); then the team (403
+ * team-inactive) and the Standard channel (403). Registering again replaces the URL and answers
+ * the same secret; the first registration creates it.
  */
 export async function registerWebhook(deps: WebhooksDeps, identity: Identity, input: { url: string; channelId?: string | null }): Promise<WebhookDetail> {
   const ref = targetChannel(identity, input.channelId);
+  const channel = await announcedChannel(deps, identity, ref);
   const verdict = await checkWebhookUrl(input.url, deps.resolver, deps.policy);
   if (!verdict.ok) {
     throw Problem.validation([{ property: 'url', message: verdict.refusal.message }], `The webhook URL is not acceptable: ${verdict.refusal.message}`);
@@ -36,7 +49,7 @@ export async function registerWebhook(deps: WebhooksDeps, identity: Identity, in
   if ((teamActiveClaim(identity) ?? (await findTeamActive(deps.pool, ref.teamCode))) === false) {
     throw new Problem('team-inactive', { detail: 'The team is inactive; webhooks cannot be registered.' });
   }
-  await refuseStandardChannel(deps, ref);
+  refuseStandardChannel(channel);
   const registered = await registerUrl(deps.prisma, {
     channelId: ref.channelId,
     teamCode: ref.teamCode,
@@ -58,7 +71,7 @@ export async function registerWebhook(deps: WebhooksDeps, identity: Identity, in
  */
 export async function rotateWebhookSecret(deps: WebhooksDeps, identity: Identity, input: { channelId?: string | null }): Promise<WebhookDetail> {
   const ref = targetChannel(identity, input.channelId);
-  await refuseStandardChannel(deps, ref);
+  refuseStandardChannel(await announcedChannel(deps, identity, ref));
   const secret = generateSecret();
   const rotated = await replaceSecret(deps.prisma, { ...ref, newSecret: deps.secrets.seal(secret, ref.channelId) });
   deps.endpoints.invalidate(ref.channelId);
