@@ -66,5 +66,19 @@ describe('orders events over Kafka', () => {
       { carrier: 'DPD', trackingNumber: 'D2', trackingUrl: null, methodCode: leeds.shippingMethod.code, methodName: leeds.shippingMethod.name },
     ]);
     expect(leeds.shippingMethod.code).toEqual(expect.any(String));
+
+    // Tracking naming a method by name only gets the team's code for it; by code only, its name.
+    await s.ok(t.backOffice, 'mutation ($f: ID!, $d: [TrackingDetailInput!]!) { addFulfilmentTracking(fulfilmentUuid: $f, trackingDetails: $d) { uuid } }', {
+      f: leeds.uuid,
+      d: [
+        { carrier: 'RM', trackingNumber: 'D3', methodName: 'standard' },
+        { carrier: 'DHL', trackingNumber: 'D4', methodCode: 'express' },
+      ],
+    });
+    await eventually(() => (mine().length >= 10 ? true : undefined), 30_000);
+    expect(mine()[9]!.payload.trackingDetails.slice(2)).toEqual([
+      { carrier: 'RM', trackingNumber: 'D3', trackingUrl: null, methodCode: 'std', methodName: 'standard' },
+      { carrier: 'DHL', trackingNumber: 'D4', trackingUrl: null, methodCode: 'express', methodName: 'Express' },
+    ]);
   }, 60_000);
 });

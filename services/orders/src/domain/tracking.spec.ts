@@ -1,5 +1,5 @@
 import type { Fulfilment } from './model';
-import { withShippingMethod, withTrackingAdded, type NewTracking } from './tracking';
+import { needsTeamMethods, withShippingMethod, withTrackingAdded, type NewTracking } from './tracking';
 
 const detail = (extra: Partial<NewTracking> = {}): NewTracking => ({
   carrier: 'DPD',
@@ -20,7 +20,32 @@ describe('tracking details', () => {
   it('a detail naming one keeps it; without a chosen method nothing is made up', () => {
     expect(withShippingMethod([detail({ methodCode: 'freight' })], express)).toEqual([detail({ methodCode: 'freight' })]);
     expect(withShippingMethod([detail({ methodName: 'Pallet' })], express)).toEqual([detail({ methodName: 'Pallet' })]);
+    expect(withShippingMethod([detail({ methodCode: 'freight', methodName: 'Standard' })], express, team)).toEqual([
+      detail({ methodCode: 'freight', methodName: 'Standard' }),
+    ]);
     expect(withShippingMethod([detail()], null)).toEqual([detail()]);
+  });
+
+  const team = [express, { code: 'tracked-eu', name: 'Tracked EU' }, { code: 'std', name: 'Standard' }, { code: 'std-old', name: 'standard ' }];
+
+  it('a detail naming a method by name gets the code of the team’s method of that name', () => {
+    expect(withShippingMethod([detail({ methodName: 'Tracked EU' })], express, team)).toEqual([detail({ methodCode: 'tracked-eu', methodName: 'Tracked EU' })]);
+    expect(withShippingMethod([detail({ methodName: ' tracked eu' })], null, team)).toEqual([detail({ methodCode: 'tracked-eu', methodName: ' tracked eu' })]);
+    // The fulfilment's own method first; otherwise a name two methods share names neither.
+    expect(withShippingMethod([detail({ methodName: 'Standard' })], { code: 'std-old', name: 'standard ' }, team)[0]!.methodCode).toBe('std-old');
+    expect(withShippingMethod([detail({ methodName: 'Standard' })], express, team)[0]!.methodCode).toBeNull();
+    expect(withShippingMethod([detail({ methodName: 'No such method' })], express, team)[0]!.methodCode).toBeNull();
+  });
+
+  it('a detail naming a method by code gets its name when the team has it', () => {
+    expect(withShippingMethod([detail({ methodCode: 'tracked-eu' })], express, team)).toEqual([detail({ methodCode: 'tracked-eu', methodName: 'Tracked EU' })]);
+    expect(withShippingMethod([detail({ methodCode: 'freight' })], express, team)).toEqual([detail({ methodCode: 'freight' })]);
+  });
+
+  it('the team’s methods are needed only when a detail names a method by one of code and name', () => {
+    expect(needsTeamMethods([detail(), detail({ methodCode: 'a', methodName: 'A' })])).toBe(false);
+    expect(needsTeamMethods([detail(), detail({ methodName: 'A' })])).toBe(true);
+    expect(needsTeamMethods([detail({ methodCode: 'a' })])).toBe(true);
   });
 
   it('added details follow the ones the fulfilment has, stamped with it and the time', () => {

@@ -4,15 +4,39 @@ import type { Fulfilment, ShippingMethodChoice, TrackingDetail } from './model';
 export type NewTracking = Omit<TrackingDetail, 'fulfilmentUuid' | 'createdAt'>;
 
 /**
- * Tracking details as the fulfilment keeps them: a detail that names no shipping method is the
- * fulfilment's own (the one chosen at confirmation), so `methodCode` — the service's shipping
- * method code, which webhooks carry (spec sections 2 and 6) — is there whenever it is known. A
- * detail that names one keeps it (the supplier may have shipped another way).
+ * Tracking details as the fulfilment keeps them, with the service's shipping method code
+ * (`methodCode`, which webhooks carry: spec sections 2 and 6) wherever it is known:
+ * - a detail naming no method is the fulfilment's own (the one chosen at confirmation);
+ * - a detail naming a method by name only gets the code of the team's method of that name (the
+ *   fulfilment's own first when its name matches; none when no method or several have it);
+ * - a detail naming a method by code only gets that method's name when the team has it;
+ * - a detail naming both keeps them (the supplier may have shipped another way).
+ * `teamMethods`: the team's shipping methods, needed only when `needsTeamMethods` says so.
  */
-export function withShippingMethod(details: readonly NewTracking[], method: ShippingMethodChoice | null): NewTracking[] {
-  return details.map((d) =>
-    d.methodCode === null && d.methodName === null && method ? { ...d, methodCode: method.code, methodName: method.name } : { ...d },
-  );
+export function withShippingMethod(
+  details: readonly NewTracking[],
+  method: ShippingMethodChoice | null,
+  teamMethods: readonly ShippingMethodChoice[] = [],
+): NewTracking[] {
+  return details.map((d) => {
+    if (d.methodCode === null && d.methodName === null) return method ? { ...d, methodCode: method.code, methodName: method.name } : { ...d };
+    if (d.methodCode === null) return { ...d, methodCode: codeNamed(d.methodName!, method, teamMethods) };
+    if (d.methodName === null) return { ...d, methodName: teamMethods.find((m) => m.code === d.methodCode)?.name ?? null };
+    return { ...d };
+  });
+}
+
+/** Whether `withShippingMethod` needs the team's methods for these details (one of code and name given). */
+export function needsTeamMethods(details: readonly NewTracking[]): boolean {
+  return details.some((d) => (d.methodCode === null) !== (d.methodName === null));
+}
+
+function codeNamed(name: string, own: ShippingMethodChoice | null, teamMethods: readonly ShippingMethodChoice[]): string | null {
+  const key = name.trim().toLowerCase();
+  const named = (m: ShippingMethodChoice) => m.name.trim().toLowerCase() === key;
+  if (own && named(own)) return own.code;
+  const matches = teamMethods.filter(named);
+  return matches.length === 1 ? matches[0]!.code : null;
 }
 
 /** The fulfilment with `details` added, each stamped with the fulfilment and the time. */

@@ -1,7 +1,8 @@
+import { read, type Queryable } from '@pf/platform/db/transaction';
 import type { Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
-import type { Order } from '../domain/model';
-import { withShippingMethod, withTrackingAdded, type NewTracking } from '../domain/tracking';
+import type { Order, ShippingMethodChoice } from '../domain/model';
+import { needsTeamMethods, withShippingMethod, withTrackingAdded, type NewTracking } from '../domain/tracking';
 import {
   acceptsSupplierProgress,
   deriveFromFulfilments,
@@ -12,6 +13,7 @@ import {
 } from '../domain/order-state-machine';
 import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
 import { insertTracking, lockOrderOfFulfilment } from '../repositories/order-repository';
+import { shippingMethodsRead } from '../repositories/read-model-repository';
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { stateForbids } from './change-order';
@@ -57,6 +59,11 @@ export function validateTracking(details: readonly TrackingDetailInput[], proper
 function trackingCreated(next: Order, fulfilmentUuid: string) {
   const fulfilment = next.fulfilments.find((f) => f.uuid === fulfilmentUuid)!;
   return orderEvents.trackingCreated(next, fulfilmentUuid, fulfilment.trackingDetails);
+}
+
+/** The team's shipping methods when `withShippingMethod` needs them for these details, else none (no read). */
+async function teamMethodsFor(tx: Queryable, teamCode: string, details: readonly NewTracking[]): Promise<ShippingMethodChoice[]> {
+  return needsTeamMethods(details) ? read(tx, shippingMethodsRead(teamCode)) : [];
 }
 
 function fulfilmentNotFound(): Problem {
@@ -107,7 +114,7 @@ export async function recordFulfilmentProgress(
       moved.map((c) => ({ from: c.from, to: c.status, f: c.f })),
     );
     next.status = deriveFromFulfilments(order.status, next.fulfilments.map((f) => f.status));
-    const added = withShippingMethod(tracking, fulfilment.shippingMethod);
+    const added = withShippingMethod(tracking, fulfilment.shippingMethod, await teamMethodsFor(tx, order.teamCode, tracking));
     if (added.length > 0) {
       await insertTracking(tx, fulfilment.uuid, added, now);
       next.fulfilments = next.fulfilments.map((f) => (f.uuid === fulfilment.uuid ? withTrackingAdded(f, added, now) : f));
@@ -132,7 +139,7 @@ export async function addFulfilmentTracking(deps: OrdersDeps, identity: Identity
     }
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'tracking' });
     const now = ctx.now;
-    const added = withShippingMethod(tracking, fulfilment.shippingMethod);
+    const added = withShippingMethod(tracking, fulfilment.shippingMethod, await teamMethodsFor(tx, order.teamCode, tracking));
     await insertTracking(tx, fulfilment.uuid, added, now);
     const next: Order = {
       ...order,
