@@ -68,6 +68,10 @@ describe('rule O3: SKU matching', () => {
     const r = matchSkus(requested, products, true);
     expect(r.ok ? [] : r.violations.map((v) => v.property)).toEqual(['orderLines[1].product.sku']);
   });
+  it('the matched lines come in line-number order, as an order is read back, whatever order they were sent in', () => {
+    const r = matchSkus([...requested].reverse(), products, false);
+    expect(r.ok && r.lines.map((l) => l.lineNumber)).toEqual([1, 3]);
+  });
 });
 
 describe('shipping method at confirmation', () => {

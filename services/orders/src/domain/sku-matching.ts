@@ -5,7 +5,8 @@ import type { RequestedLine } from './order-input';
 /**
  * Rule O3: lines are matched exactly (case and whitespace count) on SKU against the team's live
  * products. With `strictSkus`, any unmatched line refuses the whole order (422 naming each
- * `orderLines[i].product.sku`); without it, unmatched lines are dropped.
+ * `orderLines[i].product.sku`); without it, unmatched lines are dropped. The matched lines are
+ * returned in line-number order.
  *
  * @param productBySku the team's live products by SKU
  */
@@ -28,5 +29,8 @@ export function matchSkus(
       violations: dropped.map((l) => ({ property: `${prefix}orderLines[${l.index}].product.sku`, message: `No product of the team has SKU "${l.sku}".` })),
     };
   }
+  // In line-number order, as the order is read back: the answer to a create, replay or amend
+  // lists the lines as every later read does, and a replay sent in another order is the same lines.
+  matched.sort((a, b) => a.lineNumber - b.lineNumber);
   return { ok: true, lines: matched, dropped };
 }
