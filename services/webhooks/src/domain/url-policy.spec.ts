@@ -227,4 +227,18 @@ describe('webhook URL policy (rule W1)', () => {
     expect(expanded.hostname).toBe(form.url.hostname);
     expect(() => expandPlaceholder(form.url, '../x')).toThrow();
   });
+
+  it('replaces only the placeholder as written, braces as sent or percent-encoded, the same way in path and query', () => {
+    const expanded = (url: string) => {
+      const form = checkUrlForm(url);
+      if (!form.ok) throw new Error('refused');
+      return expandPlaceholder(form.url, 'order-created').href;
+    };
+    expect(expanded('https://hooks.example.com/a/{NotificationType}/{notificationtype}?x={NOTIFICATIONTYPE}')).toBe(
+      'https://hooks.example.com/a/%7BNotificationType%7D/%7Bnotificationtype%7D?x={NOTIFICATIONTYPE}',
+    );
+    expect(expanded('https://hooks.example.com/%7bnotificationType%7d/?a=%7BnotificationType%7D&b=%7bnotificationType%7d')).toBe(
+      'https://hooks.example.com/order-created/?a=order-created&b=order-created',
+    );
+  });
 });

@@ -17,9 +17,11 @@ export const URL_MAX_LENGTH = 200;
 
 /** Replaced by the notification type at delivery; allowed only in the path or the query. */
 export const NOTIFICATION_TYPE_PLACEHOLDER = '{notificationType}';
-/** The placeholder as the URL parser writes it in a path (braces are percent-encoded there). */
-const PLACEHOLDER_IN_PATH = /%7BnotificationType%7D/gi;
-const PLACEHOLDER_IN_QUERY = /\{notificationType\}/g;
+/**
+ * The placeholder in a parsed URL: as sent, or with its braces percent-encoded (the parser encodes
+ * them in a path; a client may have encoded them in a query). The name is matched exactly.
+ */
+const PLACEHOLDER = /\{notificationType\}|%7[Bb]notificationType%7[Dd]/g;
 
 /** Why a URL was refused. Stable codes for logs and the delivery log; `message` is for people. */
 export type UrlRefusalCode =
@@ -310,7 +312,7 @@ export function parseAddressRanges(entries: readonly string[]): AddressRange[] {
 export function expandPlaceholder(url: URL, notificationType: string): URL {
   if (!/^[a-z-]+$/.test(notificationType)) throw new Error(`Unexpected notification type ${notificationType}`);
   const expanded = new URL(url.href);
-  expanded.pathname = url.pathname.replace(PLACEHOLDER_IN_PATH, notificationType);
-  expanded.search = url.search.replace(PLACEHOLDER_IN_QUERY, notificationType);
+  expanded.pathname = url.pathname.replace(PLACEHOLDER, notificationType);
+  expanded.search = url.search.replace(PLACEHOLDER, notificationType);
   return expanded;
 }
