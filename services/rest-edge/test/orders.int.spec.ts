@@ -458,6 +458,13 @@ describe('the order endpoints', () => {
         expect(amend.body.violations).toEqual([{ property: 'orderLines[0].product.sku', message: expect.any(String) }]);
       });
 
+      it('an unpaired surrogate (JSON "\\ud800") in any member is a 422 naming it, never a 500', async () => {
+        const orderNumber = `${fresh()}\ud800X`;
+        const res = await create({ orderNumber, printTrailOrderNumber: 'PT-\udc00', orderLines: lines(['MUG', 1]), shippingDetails: { ...GB_ADDRESS, city: 'L\udfff' } });
+        expect(res.status).toBe(422);
+        expect(res.body.violations.map((v: { property: string }) => v.property).sort()).toEqual(['orderNumber', 'printTrailOrderNumber', 'shippingDetails.city']);
+      });
+
       it('empty and null shipping members are taken as absent, not refused', async () => {
         const shippingDetails = { ...GB_ADDRESS, companyName: '', address2: '', address3: null, phone: '', state: { name: '', code: null }, country: { name: 'United Kingdom', code: 'GB' } };
         const res = await create({ orderNumber: fresh(), orderLines: lines(['MUG', 1]), shippingDetails });

@@ -8,7 +8,9 @@ describe('formatSubgraphError', () => {
   it("answers PostgreSQL's refusal of a NUL in text as the caller's validation failure, naming where it came in", () => {
     const prismaWrapped = new Error('Invalid `prisma.order.findMany()` invocation: Database error. Code: `22021`. Message: `invalid byte sequence for encoding "UTF8": 0x00`');
     const pgError = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
-    for (const err of [prismaWrapped, pgError]) {
+    const surrogate = Object.assign(new Error('invalid input syntax for type json'), { code: '22P02', detail: 'Unicode low surrogate must follow a high surrogate.' });
+    const surrogates = Object.assign(new Error('invalid input syntax for type json'), { code: '22P02', detail: 'Unicode high surrogate must not follow a high surrogate.' });
+    for (const err of [prismaWrapped, pgError, surrogate, surrogates]) {
       expect(isUnstorableText(err)).toBe(true);
       expect(formatSubgraphError(formatted, err, logger)).toMatchObject({
         path: ['orders'],
@@ -19,6 +21,7 @@ describe('formatSubgraphError', () => {
 
   it('anything else unexpected is a generic error with a reference', () => {
     expect(isUnstorableText(new Error('connection reset'))).toBe(false);
+    expect(isUnstorableText(Object.assign(new Error('invalid input syntax for type uuid: "x"'), { code: '22P02' }))).toBe(false);
     expect(formatSubgraphError(formatted, new Error('connection reset'), logger)).toEqual({
       message: 'An unexpected error occurred.',
       path: ['orders'],

@@ -102,8 +102,11 @@ export function formatSubgraphError(
     };
   }
   if (isUnstorableText(original)) {
-    // Text holding a NUL reached PostgreSQL, which refuses it: the caller's input, not our fault.
-    const problem = Problem.validation([{ property: formatted.path?.join('.') ?? 'input', message: 'Text must not contain the NUL character (U+0000).' }]);
+    // Text holding a NUL or an unpaired surrogate reached PostgreSQL, which refuses it: the
+    // caller's input, not our fault.
+    const problem = Problem.validation([
+      { property: formatted.path?.join('.') ?? 'input', message: 'Text must be valid Unicode without the NUL character (U+0000).' },
+    ]);
     return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
   }
   const code = formatted.extensions?.code;
@@ -119,14 +122,19 @@ export function formatSubgraphError(
 }
 
 /**
- * PostgreSQL's refusal of a NUL character in text (SQLSTATE 22021), as pg reports it (`code`) or as
- * Prisma wraps it (the database code in its message).
+ * PostgreSQL's refusal of text it cannot keep, as pg reports it (`code`, `detail`) or as Prisma
+ * wraps it (in its message): a NUL character in text (SQLSTATE 22021), or an unpaired surrogate
+ * in JSON, such as an event's (22P02, "Unicode low surrogate must follow a high surrogate").
  */
 export function isUnstorableText(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
-  if ((err as { code?: unknown }).code === '22021') return true;
-  return /Code: `22021`/.test(err.message) || /invalid byte sequence for encoding "UTF8": 0x00/.test(err.message);
+  const { code, detail } = err as { code?: unknown; detail?: unknown };
+  if (code === '22021') return true;
+  if (code === '22P02' && typeof detail === 'string' && UNPAIRED_SURROGATE.test(detail)) return true;
+  return /Code: `22021`/.test(err.message) || /invalid byte sequence for encoding "UTF8": 0x00/.test(err.message) || UNPAIRED_SURROGATE.test(err.message);
 }
+
+const UNPAIRED_SURROGATE = /Unicode (low|high) surrogate must (not )?follow a (high )?surrogate/;
 
 function problemLoggingPlugin(logger: Logger): ApolloServerPlugin {
   return {

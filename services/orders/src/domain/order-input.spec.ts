@@ -134,4 +134,14 @@ describe('order input (rule O4)', () => {
     const v = validateOrderInput({ orderNumber: 'A\u0000', orderLines: [{ product: { sku: 'S\u0000' }, quantity: 1 }], shippingDetails: { city: 'L\u0000' } });
     expect(v.ok ? [] : v.violations.map((x) => x.property).sort()).toEqual(['orderLines[0].product.sku', 'orderNumber', 'shippingDetails.city']);
   });
+
+  it('refuses an unpaired surrogate in any text (the JSON of its events could not hold it), naming the field', () => {
+    const v = validateOrderInput({
+      orderNumber: 'A\ud800X',
+      printTrailOrderNumber: 'PT-\udc00',
+      orderLines: [{ product: { sku: 'S\ud800' }, quantity: 1 }],
+      shippingDetails: { city: 'L\udfff', address1: '😀' },
+    });
+    expect(v.ok ? [] : v.violations.map((x) => x.property).sort()).toEqual(['orderLines[0].product.sku', 'orderNumber', 'printTrailOrderNumber', 'shippingDetails.city']);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Violation } from '@pf/platform/problems';
+import { unstorableTextMessage } from '@pf/platform/text';
 
 /**
  * Order input rules (rule O4 and spec section 2): every size limit is enforced here, whatever the
@@ -127,13 +128,15 @@ export function longerThan(value: string, max: number): boolean {
 function textViolations(value: string | null | undefined, property: string, max: number, required: boolean): Violation[] {
   if (value === null || value === undefined) return required ? [{ property, message: 'Required.' }] : [];
   if (value.length === 0) return [{ property, message: 'Must not be empty.' }];
-  if (value.includes('\u0000')) return [nulCharacter(property)];
+  const unstorable = unstorableText(value, property);
+  if (unstorable) return [unstorable];
   return longerThan(value, max) ? [tooLong(property, max)] : [];
 }
 
-/** No text the platform keeps may hold U+0000 (PostgreSQL refuses it): named, never a 500. */
-export function nulCharacter(property: string): Violation {
-  return { property, message: 'Must not contain the NUL character (U+0000).' };
+/** Text the platform cannot keep (U+0000, an unpaired surrogate: `unstorableTextMessage`), named; never a 500. */
+export function unstorableText(value: string, property: string): Violation | null {
+  const message = unstorableTextMessage(value);
+  return message ? { property, message } : null;
 }
 
 /** An empty shipping member means "none" (shops send `address2: ""`): it reads as absent. */
@@ -171,8 +174,11 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
   lines.forEach((line, i) => {
     const sku = line.product?.sku;
     if (typeof sku !== 'string' || sku.length === 0) violations.push({ property: at(i, '.product.sku'), message: 'Required.' });
-    else if (sku.includes('\u0000')) violations.push(nulCharacter(at(i, '.product.sku')));
-    else if (longerThan(sku, LIMITS.sku)) violations.push(tooLong(at(i, '.product.sku'), LIMITS.sku));
+    else {
+      const unstorable = unstorableText(sku, at(i, '.product.sku'));
+      if (unstorable) violations.push(unstorable);
+      else if (longerThan(sku, LIMITS.sku)) violations.push(tooLong(at(i, '.product.sku'), LIMITS.sku));
+    }
     if (!Number.isInteger(line.quantity) || line.quantity < 1 || line.quantity > LIMITS.quantity) {
       violations.push({ property: at(i, '.quantity'), message: `A whole number from 1 to ${LIMITS.quantity}.` });
     }

@@ -2,7 +2,7 @@ import type { Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { ORDER_ORIGINS } from '@pf/platform/events/orders';
 import type { Order, StatusChange } from '../domain/model';
-import { nulCharacter, parseInstant } from '../domain/order-input';
+import { parseInstant, unstorableText } from '../domain/order-input';
 import { FULFILLABLE_STATUSES, isOrderStatus, type OrderStatus } from '../domain/order-state-machine';
 import { isVisible, orderNotFound, scopeOf } from '../domain/visibility';
 import type { Prisma } from '../generated/prisma/client';
@@ -77,7 +77,8 @@ export async function listOrders(
     return undefined;
   };
   for (const [property, value] of [['filter.orderNumber', filter.orderNumber], ['filter.channelId', filter.channelId]] as const) {
-    if (value?.includes('\u0000')) violations.push(nulCharacter(property));
+    const unstorable = value == null ? null : unstorableText(value, property);
+    if (unstorable) violations.push(unstorable);
   }
   const updatedSince = since(filter.updatedSince, 'filter.updatedSince');
   const createdSince = since(filter.createdSince, 'filter.createdSince');

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Problem } from '@pf/platform/problems';
-import { nulCharacterMembers } from '../domain/violations';
+import { unstorableTextMembers } from '../domain/violations';
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
@@ -13,7 +13,8 @@ import { openApiMetadata } from './route-lookup';
  * passed every check of spec section 5. Failures reach the error middleware, which answers 422
  * `validation-failed` naming each field (or 404/405 for paths and methods the document lacks).
  *
- * - a body member holding a NUL character is refused first, naming it (PostgreSQL cannot keep it);
+ * - a body member holding text the platform cannot keep (a NUL, an unpaired surrogate) is refused
+ *   first, naming it;
  * - all errors are reported, not only the first;
  * - unknown query parameters are ignored (clients may send parameters of newer minor versions);
  * - security is not checked here: authentication is the edge's own (src/auth);
@@ -37,14 +38,14 @@ export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
   replaceMetadataStep(validator);
   // What the package's `middleware(options)` does, with the step above replaced.
   const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec as never, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
-  return [refuseNulCharacters, ...(validator.installMiddleware(spec) as unknown as RequestHandler[])];
+  return [refuseUnstorableText, ...(validator.installMiddleware(spec) as unknown as RequestHandler[])];
 }
 
-/** A body member holding U+0000 is a 422 naming it (no text the platform keeps may hold one). */
-const refuseNulCharacters: RequestHandler = (req: Request, _res: Response, next: NextFunction) => {
-  const members = nulCharacterMembers(req.body);
-  if (members.length === 0) next();
-  else next(Problem.validation(members.map((property) => ({ property, message: 'Must not contain the NUL character (U+0000).' }))));
+/** A body member holding text the platform cannot keep (U+0000, an unpaired surrogate) is a 422 naming it. */
+const refuseUnstorableText: RequestHandler = (req: Request, _res: Response, next: NextFunction) => {
+  const violations = unstorableTextMembers(req.body);
+  if (violations.length === 0) next();
+  else next(Problem.validation(violations));
 };
 
 /**

@@ -1,4 +1,4 @@
-import { nulCharacterMembers, onTheCountAlone, propertyOfPointer } from './violations';
+import { onTheCountAlone, propertyOfPointer, unstorableTextMembers } from './violations';
 
 describe('propertyOfPointer', () => {
   it.each([
@@ -44,23 +44,32 @@ describe('onTheCountAlone', () => {
   });
 });
 
-describe('nulCharacterMembers', () => {
+describe('unstorableTextMembers', () => {
+  const named = (body: unknown) => unstorableTextMembers(body).map((v) => v.property);
+
   it('names every member holding a NUL, nested ones included', () => {
     const body = { orderNumber: 'A\u0000B', orderLines: [{ product: { sku: 'ok' } }, { product: { sku: '\u0000' } }], note: ['x', 'y\u0000'], 'a\u0000': 1 };
-    expect(nulCharacterMembers(body)).toEqual(['orderNumber', 'orderLines[1].product.sku', 'note[1]', '["a\\u0000"]']);
+    expect(named(body)).toEqual(['orderNumber', 'orderLines[1].product.sku', 'note[1]', '["a\\u0000"]']);
+  });
+
+  it('names a member holding an unpaired surrogate, and says why', () => {
+    expect(unstorableTextMembers({ orderNumber: 'x\ud800X', city: '😀', 'k\udc00': 'v' })).toEqual([
+      { property: 'orderNumber', message: expect.stringMatching(/surrogate/) },
+      { property: '["k\\udc00"]', message: expect.stringMatching(/surrogate/) },
+    ]);
   });
 
   it('finds nothing in clean bodies, numbers and nulls', () => {
-    expect(nulCharacterMembers({ a: 'x', b: [1, null, true], c: { d: '' } })).toEqual([]);
-    expect(nulCharacterMembers(undefined)).toEqual([]);
-    expect(nulCharacterMembers('\u0000')).toEqual(['body']);
+    expect(named({ a: 'x', b: [1, null, true], c: { d: '' } })).toEqual([]);
+    expect(named(undefined)).toEqual([]);
+    expect(named('\u0000')).toEqual(['body']);
   });
 
   it('walks a body nested 100 000 deep without overflowing, and names at most 20 members', () => {
     let deep: unknown = 'x\u0000';
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    const [found] = nulCharacterMembers({ a: deep });
+    const [found] = named({ a: deep });
     expect(found!.startsWith('a[0][0]')).toBe(true);
-    expect(nulCharacterMembers(Array.from({ length: 50 }, () => '\u0000'))).toHaveLength(20);
+    expect(named(Array.from({ length: 50 }, () => '\u0000'))).toHaveLength(20);
   });
 });

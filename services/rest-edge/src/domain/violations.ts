@@ -1,3 +1,5 @@
+import type { Violation } from '@pf/platform/problems';
+import { unstorableTextMessage } from '@pf/platform/text';
 /**
  * Names an offending request field the way the contract does (spec section 7): a JSON path
  * within the body or the query, without a `body.`/`query.` prefix — `orderLines[7].product.sku`,
@@ -50,7 +52,7 @@ export function onTheCountAlone(failures: ValidationFailure[]): ValidationFailur
 }
 
 /** Members named at most by one refusal: enough to fix the request, bounded for a hostile one. */
-export const MAX_NUL_MEMBERS_NAMED = 20;
+export const MAX_UNSTORABLE_MEMBERS_NAMED = 20;
 
 interface BodyNode {
   value: unknown;
@@ -59,27 +61,26 @@ interface BodyNode {
 }
 
 /**
- * The members of a request body holding a NUL character (U+0000), each named as the contract names
- * fields (`orderLines[0].product.sku`); at most MAX_NUL_MEMBERS_NAMED. No text the platform keeps
- * may hold one (PostgreSQL refuses it in text), so it is a 422 naming the field, never a 500 from
- * the database. Walked without recursion and without copying paths: a hostile body may nest
- * arrays a hundred thousand deep within the size limit.
+ * The members of a request body holding text the platform cannot keep (a NUL character, an
+ * unpaired surrogate: see `unstorableTextMessage`), each named as the contract names fields
+ * (`orderLines[0].product.sku`) with why; at most MAX_UNSTORABLE_MEMBERS_NAMED. A 422 naming the
+ * field, never a 500 from the database. Walked without recursion and without copying paths: a hostile
+ * body may nest arrays a hundred thousand deep within the size limit.
  */
-export function nulCharacterMembers(body: unknown): string[] {
-  const found: string[] = [];
+export function unstorableTextMembers(body: unknown): Violation[] {
+  const found: Violation[] = [];
   const pathOf = (node: BodyNode): string => {
     const segments: string[] = [];
     for (let n: BodyNode | null = node; n !== null && n.key !== null; n = n.parent) segments.push(n.key);
     return segments.length ? joinPath(segments.reverse()) : 'body';
   };
   const stack: BodyNode[] = [{ value: body, key: null, parent: null }];
-  while (stack.length > 0 && found.length < MAX_NUL_MEMBERS_NAMED) {
+  while (stack.length > 0 && found.length < MAX_UNSTORABLE_MEMBERS_NAMED) {
     const node = stack.pop()!;
     const { value } = node;
-    if (node.key?.includes('\u0000')) found.push(pathOf(node));
-    else if (typeof value === 'string') {
-      if (value.includes('\u0000')) found.push(pathOf(node));
-    } else if (Array.isArray(value)) {
+    const refusal = (node.key === null ? null : unstorableTextMessage(node.key)) ?? (typeof value === 'string' ? unstorableTextMessage(value) : null);
+    if (refusal) found.push({ property: pathOf(node), message: refusal });
+    else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) stack.push({ value: value[i], key: String(i), parent: node });
     } else if (value !== null && typeof value === 'object') {
       const entries = Object.entries(value);

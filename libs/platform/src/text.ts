@@ -1,0 +1,15 @@
+/**
+ * Text the platform cannot keep: PostgreSQL refuses U+0000 in text, and an unpaired UTF-16
+ * surrogate (JSON's `"\ud800"`) in the JSON of an event. Input holding either is the caller's
+ * mistake, answered as a validation failure naming the field, never a 500 from the database.
+ */
+export function unstorableTextMessage(value: string): string | null {
+  if (value.includes('\u0000')) return 'Must not contain the NUL character (U+0000).';
+  if (!isWellFormedText(value)) return 'Must be valid Unicode text (it holds an unpaired surrogate).';
+  return null;
+}
+
+/** String.prototype.isWellFormed (Node 20), typed here: the project's TypeScript lib predates it. */
+function isWellFormedText(value: string): boolean {
+  return (value as string & { isWellFormed(): boolean }).isWellFormed();
+}
