@@ -320,6 +320,25 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       expect(events[3]!.envelope.payload).toMatchObject({ originalStatus: 'processing', currentStatus: 'complete' });
     });
 
+    it('progress on a fulfilment an address rejection dropped while the progress waited for the order is not-found, not an error', async () => {
+      const p = await orderInState(s, t, 'processing', number());
+      // Sequenced by holding the order's row: the rejection queues for it first, the progress second.
+      const holder = await s.pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query('SELECT 1 FROM orders.orders WHERE uuid = $1 FOR UPDATE', [p.uuid]);
+        const rejected = s.gql<any>(s.urls.orders, t.backOffice, REJECT_ADDRESS, { uuid: p.uuid });
+        await new Promise((r) => setTimeout(r, 300));
+        const progressed = progress(p.fulfilments[0]!.uuid, { status: 'dispatched' });
+        await new Promise((r) => setTimeout(r, 300));
+        await holder.query('COMMIT');
+        expect((await rejected).data.rejectShippingAddress.status).toBe('holding');
+        expect(problemOf(await progressed).problemType).toBe('not-found');
+      } finally {
+        holder.release();
+      }
+    });
+
     it('failed, partial, back-order, invalid and returned follow the fulfilments', async () => {
       expect((await orderInState(s, t, 'failed', number())).status).toBe('failed');
       expect((await orderInState(s, t, 'partial', number())).status).toBe('partial');

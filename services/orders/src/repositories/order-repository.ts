@@ -224,7 +224,10 @@ const LOCK_ORDER_OF_FULFILMENT = statement(
 export async function lockOrderOfFulfilment(tx: Tx, fulfilmentUuid: string): Promise<Order | null> {
   if (!isUuid(fulfilmentUuid)) return null;
   const { rows } = await tx.query<{ uuid: string }>(LOCK_ORDER_OF_FULFILMENT([fulfilmentUuid]));
-  return rows[0] ? loadOrder(tx, rows[0].uuid) : null;
+  const order = rows[0] ? await loadOrder(tx, rows[0].uuid) : null;
+  // The fulfilment may be gone once the lock is ours: replaced by an amendment, or dropped by an
+  // address rejection, while this waited. Then it is not the order's any more.
+  return order?.fulfilments.some((f) => f.uuid === fulfilmentUuid) ? order : null;
 }
 
 const LOCK_ORDER_NUMBER = statement('orders', `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`);
