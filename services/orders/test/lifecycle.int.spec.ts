@@ -91,6 +91,14 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       expect(c.confirmedAt).not.toBeNull();
     });
 
+    it('a draft whose scheduledAt has passed is queued, and no longer reads as scheduled (scheduledAt null)', async () => {
+      const o = await create([['SKU-A', 1]], { scheduledAt: '2020-01-01T00:00:00Z' });
+      expect(o.scheduledAt).toBe('2020-01-01T00:00:00.000Z');
+      const c = (await confirm(o.uuid)).data.confirmOrder;
+      expect(c).toMatchObject({ status: 'queued', scheduledAt: null });
+      expect(c.confirmedAt).not.toBeNull();
+    });
+
     it('validates the shipping method against the team\'s methods and the address (422 naming the field)', async () => {
       const o = await create([['SKU-A', 1]]);
       expect(problemOf(await confirm(o.uuid, { shippingMethodCode: 'nope' }))).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'shippingMethodCode' }] });

@@ -97,6 +97,11 @@ describe('order input (rule O4)', () => {
     expect(parseInstant('2026-11-02T09:30:00.123+01:00', 'scheduledAt').ok).toBe(true);
     expect(props(parseInstant('2026-11-02 09:30', 'scheduledAt'))).toEqual(['scheduledAt']);
     expect(props(validateOrderInput({ orderNumber: 'x', orderLines: [line('A')], scheduledAt: 'tomorrow' }))).toEqual(['scheduledAt']);
+    // On the calendar: no 30 February (the Date parser would roll it on to 2 March), no hour 24.
+    for (const bad of ['2027-02-30T00:00:00Z', '2026-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-11-00T00:00:00Z', '2026-11-02T24:00:00Z', '2026-11-02T09:60:00Z', '2026-11-02T09:30:60Z', '2026-11-02T09:30:00+24:00']) {
+      expect(props(parseInstant(bad, 'scheduledAt'))).toEqual(['scheduledAt']);
+    }
+    expect(parseInstant('2028-02-29T23:59:59.999-05:30', 'scheduledAt').ok).toBe(true);
   });
 
   it('a batch prefix names the order inside it', () => {

@@ -242,12 +242,21 @@ export function validateShippingDetails(given: ShippingDetailsInput | null | und
 
 /** An ISO 8601 instant with a time zone designator, or a violation naming `property`. */
 export function parseInstant(value: string, property: string): Validated<Date> {
-  const ok = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i.test(value);
+  const form = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))$/i.exec(value);
   const date = new Date(value);
-  if (!ok || Number.isNaN(date.getTime())) {
+  if (!form || !onTheCalendar(form) || Number.isNaN(date.getTime())) {
     return { ok: false, violations: [{ property, message: 'An ISO 8601 date and time with a time zone, e.g. 2026-11-02T09:30:00Z.' }] };
   }
   return { ok: true, value: date };
+}
+
+/** Each field of a parsed timestamp in its range: the Date parser rolls 30 February on to March. */
+function onTheCalendar(form: RegExpExecArray): boolean {
+  const [year, month, day, hour, minute] = [1, 2, 3, 4, 5].map((i) => Number(form[i]));
+  const second = Number(form[7] ?? 0);
+  const daysInMonth = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  const offsetOk = form[10] === undefined || (Number(form[10]) <= 23 && Number(form[11]) <= 59);
+  return month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth && hour! <= 23 && minute! <= 59 && second <= 59 && offsetOk;
 }
 
 /** The whole order input (create, enter, import). `prefix` names an order inside a batch. */

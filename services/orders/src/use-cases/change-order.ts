@@ -66,7 +66,13 @@ export async function confirmOrder(deps: OrdersDeps, identity: Identity, uuid: s
     if (decision.kind === 'unchanged') return order;
     await requireActiveTeamOf(ctx, order, identity);
     if (decision.kind === 'refused') throw stateForbids(`The order cannot be confirmed: ${decision.detail}`);
-    return afterStockMove(ctx, order, await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null }));
+    // A scheduledAt already past confirms to the queue: the order is not scheduled, so it reads null.
+    const unscheduled = decision.to !== 'scheduled' && order.scheduledAt !== null;
+    return afterStockMove(
+      ctx,
+      order,
+      await applyMove(ctx, order, decision, { shippingMethodCode: input.shippingMethodCode ?? null, ...(unscheduled ? { scheduledAt: null } : {}) }),
+    );
   }, { readTeam: true });
 }
 
@@ -113,8 +119,8 @@ export async function merchantAction(
       if (CONFIRMING.includes(action)) await requireActiveTeamOf(ctx, order, identity);
       const decision = decide(stateOf(order), action, { now: ctx.now, scheduledAt: scheduledAt ?? order.scheduledAt });
       if (decision.kind !== 'move') throw stateForbids(decision.kind === 'refused' ? decision.detail : `Nothing to do (${action}).`);
-      // Queueing or processing now abandons a schedule still ahead: the order is no longer scheduled.
-      const abandoned = (action === 'queue' || action === 'process-now') && order.scheduledAt !== null && order.scheduledAt > ctx.now;
+      // Queueing or processing now abandons a schedule (ahead, or already past): the order is no longer scheduled.
+      const abandoned = (action === 'queue' || action === 'process-now') && order.scheduledAt !== null;
       const moved = await applyMove(ctx, order, decision, {
         shippingMethodCode: opts.shippingMethodCode ?? null,
         ...(scheduledAt ? { scheduledAt } : abandoned ? { scheduledAt: null } : {}),
