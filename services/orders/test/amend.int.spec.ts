@@ -97,6 +97,18 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
     expect(await holdsOf(s, o.uuid)).toEqual([]);
   });
 
+  it('a draft that reserved stock may be left with no lines: what it held is released; a confirmed order may not', async () => {
+    const o = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 2]], { reserve: true }) })).createOrder;
+    expect((await holdsOf(s, o.uuid)).length).toBeGreaterThan(0);
+    const { order } = (await amend(o.uuid, lines([1, 'NO-SUCH-SKU', 1]))).data.amendOrderLines;
+    expect(order).toMatchObject({ status: 'draft', orderLines: [], stockHeld: false });
+    expect(await holdsOf(s, o.uuid)).toEqual([]);
+    const c = await confirmed();
+    const refused = refusalOf(await amend(c.uuid, lines([1, 'NO-SUCH-SKU', 1])));
+    expect(refused.extensions.reason).toBe('order-not-amendable');
+    expect((await read(c.uuid)).orderLines).toHaveLength(2);
+  });
+
   it('a scheduled order keeps its time', async () => {
     const at = new Date(Date.now() + 86_400_000).toISOString();
     const o = await confirmed({ scheduledAt: at });

@@ -11,7 +11,8 @@ import { isFinished, somethingSent, type OrderState } from './order-state-machin
  *   right now; retry shortly;
  * - `unexpected-error`: something failed on our side (e.g. the stock service did not answer); retry;
  * - `order-not-amendable` (ours): the order is in a status that is never amended (cancelled,
- *   holding, finished) although nothing reached a supplier.
+ *   holding, finished) although nothing reached a supplier, or the amendment would leave a
+ *   confirmed order without lines (cancel it instead).
  */
 export const AMENDMENT_REFUSAL_REASONS = ['stock-held', 'fulfilment-underway', 'being-rebuilt', 'unexpected-error', 'order-not-amendable'] as const;
 export type AmendmentRefusalReason = (typeof AMENDMENT_REFUSAL_REASONS)[number];

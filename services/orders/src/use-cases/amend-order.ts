@@ -79,10 +79,15 @@ export async function amendOrderLines(
       if (decision.kind !== 'move') throw amendmentRefused(refusal('order-not-amendable', decision.kind === 'refused' ? decision.detail : 'Not amendable.'));
       const next: Order = { ...order, lines: wanted };
       let replaced: ReplacedFulfilment[] = [];
-      if (order.stockHeld || order.fulfilments.length > 0) {
-        if (wanted.length === 0) {
-          throw amendmentRefused(refusal('order-not-amendable', 'A confirmed order keeps at least one line; cancel it instead.'));
-        }
+      if (wanted.length === 0 && order.fulfilments.length > 0) {
+        throw amendmentRefused(refusal('order-not-amendable', 'A confirmed order keeps at least one line; cancel it instead.'));
+      }
+      if (wanted.length === 0 && order.stockHeld) {
+        // A draft that reserved stock and is left with no lines holds nothing, as one that never reserved.
+        restoreHolds(ctx, order);
+        await deps.stock.releaseHolds(order.uuid);
+        next.stockHeld = false;
+      } else if (order.stockHeld || order.fulfilments.length > 0) {
         const outcome = await deps.stock.holdStock({
           teamCode: order.teamCode,
           orderUuid: order.uuid,
