@@ -11,12 +11,14 @@ import { loadContract, operationsOf, type Contract } from './contract/openapi';
 import { templateSource } from './contract/path-template';
 import { requestValidator } from './contract/request-validation';
 import { errorHandler, unknownPath } from './http/errors';
+import { queryParser } from './http/query';
 import { requestContext, requestIdOf } from './http/request-context';
 import { sendJsonStream } from './http/stream';
 import { InMemoryRateLimiter } from './rate-limit/memory';
 import type { RateLimiter, RateLimits } from './rate-limit/rate-limiter';
 import { RedisRateLimiter } from './rate-limit/redis';
 import { RESOURCE_ROUTES } from './resources';
+import { INSTANT_PARAMETERS } from './resources/orders/list-query';
 import { isStreamed, type ResourceRoute, type ResourceSettings, type UpstreamCall } from './resources/resource';
 import { defineOperation, GraphqlUpstream } from './upstream/graphql';
 import { IdentityMinter } from './upstream/identity';
@@ -93,6 +95,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.disable('etag');
   // Which peers' X-Forwarded-For is believed (spec section 5 point 8); none by default.
   app.set('trust proxy', config.TRUSTED_PROXIES.length ? config.TRUSTED_PROXIES : false);
+  // Form-decoded as express does by default, but a timestamp's offset may be written with a raw `+`.
+  app.set('query parser', queryParser(INSTANT_PARAMETERS));
   app.use(requestContext(contract.version));
   opts.mountFirst?.(app);
   const channelBase = expressPath(contract.basePath);

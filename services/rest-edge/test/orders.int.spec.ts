@@ -639,6 +639,10 @@ describe('the order endpoints', () => {
       expect(created.body.links.next).toBe(
         `${edge.url}/v1/channels/lister-shop/orders?created-since=${encodeURIComponent(mine[3].createdAt)}&sort=created-desc&per-page=1&page=2`,
       );
+      // An offset written as-is: the raw `+` (a space once form-decoded) is read back as `+`.
+      const offset = await listApi.call('GET', `/orders?created-since=${mine[3].createdAt.replace('Z', '+00:00')}&per-page=1`);
+      expect(offset.status).toBe(200);
+      expect(offset.body.meta.total).toBe(2);
       expect((await listApi.call('GET', '/orders?perPage=2')).body.meta.per_page).toBe(2);
       const refused = await listApi.call('GET', '/orders?updatedSince=yesterday');
       expect(refused.status).toBe(422);

@@ -33,6 +33,9 @@ const ALIASES: Record<string, readonly string[]> = {
   'per-page': PER_PAGE_ALIASES,
 };
 
+/** The timestamp parameters, every spelling (see http/query.ts: an offset's `+` written as-is). */
+export const INSTANT_PARAMETERS: readonly string[] = ['updated-since', 'created-since'].flatMap((name) => [name, ...(ALIASES[name] ?? [])]);
+
 /**
  * Reads `GET /orders`'s query once the OpenAPI validation passed, so each value has its documented
  * form. `status` is comma-separated (`style: form, explode: false`) and may also come repeated;
