@@ -38,6 +38,13 @@ describe('order input (rule O4)', () => {
     expect(r.ok && r.value.map((l) => l.lineNumber)).toEqual([1, 7, 3]);
   });
 
+  it('a clash with a number given by position says so', () => {
+    const r = validateLines([line('A', 1, 2), line('B')], { requireLineNumbers: false });
+    expect(r.ok ? [] : r.violations).toEqual([{ property: 'orderLines[1].lineNumber', message: expect.stringMatching(/numbered by its position/) }]);
+    const plain = validateLines([line('A', 1, 2), line('B', 1, 2)], { requireLineNumbers: false });
+    expect(plain.ok ? [] : plain.violations).toEqual([{ property: 'orderLines[1].lineNumber', message: 'Line number 2 is also used by orderLines[0].' }]);
+  });
+
   it('shipping details: the lengths of section 2, each named', () => {
     const at = (n: number) => 'x'.repeat(n);
     const ok = validateShippingDetails({

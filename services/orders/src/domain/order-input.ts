@@ -169,7 +169,7 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
   }
   if (lines.length === 0) return { ok: false, violations: [{ property: `${opts.prefix ?? ''}orderLines`, message: 'At least one order line.' }] };
   const violations: Violation[] = [];
-  const seen = new Map<number, number>();
+  const seen = new Map<number, { index: number; byPosition: boolean }>();
   const out: RequestedLine[] = [];
   lines.forEach((line, i) => {
     const sku = line.product?.sku;
@@ -183,6 +183,7 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
       violations.push({ property: at(i, '.quantity'), message: `A whole number from 1 to ${LIMITS.quantity}.` });
     }
     let lineNumber = line.lineNumber ?? null;
+    const numberedByPosition = lineNumber === null;
     if (lineNumber === null) {
       if (opts.requireLineNumbers) violations.push({ property: at(i, '.lineNumber'), message: 'Required: lines are matched on their line number.' });
       lineNumber = i + 1;
@@ -190,8 +191,12 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
       violations.push({ property: at(i, '.lineNumber'), message: `A whole number from 1 to ${LIMITS.lineNumber}.` });
     }
     const first = seen.get(lineNumber);
-    if (first !== undefined) violations.push({ property: at(i, '.lineNumber'), message: `Line number ${lineNumber} is also used by orderLines[${first}].` });
-    else seen.set(lineNumber, i);
+    if (first !== undefined) {
+      const message = numberedByPosition || first.byPosition
+        ? `Line number ${lineNumber} is also used by orderLines[${first.index}] (a line sent without a lineNumber is numbered by its position): give every line a lineNumber, or none.`
+        : `Line number ${lineNumber} is also used by orderLines[${first.index}].`;
+      violations.push({ property: at(i, '.lineNumber'), message });
+    } else seen.set(lineNumber, { index: i, byPosition: numberedByPosition });
     out.push({ index: i, lineNumber, sku: sku ?? '', quantity: line.quantity });
   });
   return violations.length > 0 ? { ok: false, violations } : { ok: true, value: out };
