@@ -165,6 +165,9 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
       for (const state of ['cancelled', 'holding', 'holding-unconfirmed'] as const) {
         const o = await orderInState(s, t, state, number());
         expect(refusalOf(await amend(o.uuid, lines([1, 'SKU-A', 3]))).extensions.reason).toBe('order-not-amendable');
+        // The lines it has are refused too: the state is judged before the lines.
+        const same = o.orderLines.map((l: any) => ({ lineNumber: l.lineNumber, product: { sku: l.product.sku }, quantity: l.quantity }));
+        expect(refusalOf(await amend(o.uuid, same)).extensions.reason).toBe('order-not-amendable');
       }
     });
   });
