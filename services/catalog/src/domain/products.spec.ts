@@ -5,9 +5,11 @@ import { productState } from './model';
 import {
   ACTIVE_STATES,
   activeStateViolations,
+  descriptionViolations,
   dimensionsViolations,
   isActiveState,
   measureViolations,
+  nameViolations,
   newProductFields,
   productChanges,
   sameDimensions,
@@ -39,8 +41,15 @@ describe('SKUs', () => {
     ['PST\t', /whitespace/],
     ['PS\u0000T', /control/],
     ['PS\nT', /control/],
+    ['PS\ud800T', /surrogate/],
   ])('refuses %j naming the property', (sku, message) => {
     expect(skuViolations(sku, 'input.sku')).toEqual([{ property: 'input.sku', message: expect.stringMatching(message) }]);
+  });
+
+  it('names and descriptions must be text the platform can keep (no unpaired surrogate, no NUL)', () => {
+    expect(nameViolations('Mug \udc00', 'input.name')).toEqual([{ property: 'input.name', message: expect.stringMatching(/surrogate/) }]);
+    expect(descriptionViolations('a\u0000b', 'input.description')).toEqual([{ property: 'input.description', message: expect.stringMatching(/NUL/) }]);
+    expect(nameViolations('Mug 😀', 'input.name')).toEqual([]);
   });
 });
 
