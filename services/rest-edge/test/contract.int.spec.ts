@@ -108,6 +108,13 @@ describe('the OpenAPI contract', () => {
       expect(res.body.violations).toEqual([{ property: 'body', message: expect.any(String) }]);
     });
 
+    it.each(['gzip', 'deflate', 'br'])('a body that is not %s although Content-Encoding says so answers 422 naming the body, not 500', async (encoding) => {
+      const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody: '{"echo":"a"}', headers: { 'content-encoding': encoding } });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(422);
+      expect(res.body.violations).toEqual([{ property: 'body', message: expect.any(String) }]);
+    });
+
     it('unknown members and unknown query parameters are ignored', async () => {
       const res = await edge.call('POST', `${base}/test-connection?verbose=1`, { token: acme.shop!.token, body: { echo: 'a', future: true } });
       sys.contract.check('POST', '/test-connection', res);

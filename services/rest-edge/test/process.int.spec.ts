@@ -106,6 +106,10 @@ describe('rest-edge process', () => {
     expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     expect(oversized).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
     expect(JSON.parse(oversized.split('\r\n\r\n')[1]!)).toEqual({ title: 'Request Header Fields Too Large', status: 431, detail: expect.any(String) });
+    const expectation = await rawExchange(p.port, 'POST /v1/channels/acme-shop/test-connection HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}');
+    expect(expectation).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
+    expect(expectation).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
+    expect(JSON.parse(expectation.split('\r\n\r\n')[1]!)).toEqual({ title: 'Expectation Failed', status: 417, detail: expect.any(String) });
     const garbage = await rawExchange(p.port, 'NOT HTTP AT ALL\r\n\r\n');
     expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(garbage).toMatch(/\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);

@@ -19,9 +19,21 @@ export function clientErrorAnswer(code: string | undefined): { status: number; d
  * Requests Node's HTTP parser refuses (oversized headers, malformed request lines, time-outs)
  * never reach express; by default Node answers them with a bare status line. They get a problem
  * body and the contract version header like every other response (spec section 4), then the
- * connection closes (the parser cannot go on reading it).
+ * connection closes (the parser cannot go on reading it). So does a request with an `Expect`
+ * other than `100-continue`, which Node would answer with a bare 417.
  */
 export function answerClientErrors(server: http.Server, apiVersion: string): void {
+  server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    const status = 417;
+    const body = JSON.stringify({ title: statusTitle(status), status, detail: 'The only expectation this server meets is 100-continue.' });
+    res.writeHead(status, {
+      'Content-Type': 'application/problem+json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      [SERVICE_API_VERSION_HEADER]: apiVersion,
+      Connection: 'close',
+    });
+    res.end(body);
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();

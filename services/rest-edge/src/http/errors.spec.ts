@@ -46,4 +46,12 @@ describe('answerFor', () => {
     const large = Object.assign(new Error('too large'), { status: 413, type: 'entity.too.large' });
     expect(answerFor(large)?.problem.status).toBe(422);
   });
+
+  it('a body that does not decode as its Content-Encoding says is a 422 naming the body, not a 500', () => {
+    for (const code of ['Z_DATA_ERROR', 'Z_BUF_ERROR', 'ERR__ERROR_FORMAT_PADDING_2']) {
+      const err = Object.assign(new Error('incorrect header check'), { status: 400, code, expose: true });
+      expect(answerFor(err)?.problem.toBody()).toMatchObject({ status: 422, violations: [{ property: 'body' }] });
+    }
+    expect(answerFor(Object.assign(new Error('boom'), { status: 400, code: 'ECONNRESET' }))).toBeUndefined();
+  });
 });

@@ -68,9 +68,18 @@ function methodOf(err: ValidatorError): string {
   return /^(\w+) method not allowed/.exec(err.message)?.[1] ?? 'this method';
 }
 
-/** body-parser's errors: JSON that does not parse, a body over the size limit, an unknown charset. */
+/**
+ * body-parser's errors: JSON that does not parse, a body over the size limit, an unknown charset,
+ * a body that does not decode as its Content-Encoding says (zlib's or brotli's error, passed on
+ * as a 400 without a `type`).
+ */
 function bodyParserAnswer(err: unknown): Answer | undefined {
-  if (!isHttpError(err) || typeof (err as { type?: unknown }).type !== 'string') return undefined;
+  if (!isHttpError(err)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (err.status === 400 && typeof code === 'string' && DECOMPRESSION_ERROR.test(code)) {
+    return { problem: Problem.validation([{ property: 'body', message: 'The request body does not decode as its Content-Encoding says.' }]) };
+  }
+  if (typeof (err as { type?: unknown }).type !== 'string') return undefined;
   const type = (err as unknown as { type: string }).type;
   const message =
     type === 'entity.parse.failed'
@@ -82,6 +91,9 @@ function bodyParserAnswer(err: unknown): Answer | undefined {
           : undefined;
   return message ? { problem: Problem.validation([{ property: 'body', message }]) } : undefined;
 }
+
+/** Error codes of node:zlib (`Z_DATA_ERROR`, `Z_BUF_ERROR`) and of its brotli decoder (`ERR__ERROR_FORMAT_...`). */
+const DECOMPRESSION_ERROR = /^(Z_|ERR__ERROR_|ERR_BROTLI)/;
 
 function isValidatorError(err: unknown): err is ValidatorError {
   return (
