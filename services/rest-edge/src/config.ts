@@ -70,7 +70,7 @@ export const restEdgeConfigShape = {
   REDIS_KEY_PREFIX: env.string('pf:edge:'),
   /** Authenticated requests per token per window (spec section 8: 600 per minute). */
   RATE_LIMIT_PER_TOKEN: env.int(600, 1),
-  /** Failed-authentication (401) requests per client address per window (spec section 8: 60 per minute). */
+  /** Failed-authentication (401) requests per client address per window (spec section 8: 60 per minute); the one that exceeds it, and every request after, get 429 until the window ends. */
   RATE_LIMIT_FAILED_AUTH_PER_IP: env.int(60, 1),
   /** Length of the fixed rate-limit windows. */
   RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1, 3600),

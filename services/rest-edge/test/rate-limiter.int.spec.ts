@@ -41,17 +41,17 @@ describe.each(implementations)('%s rate limiter', (kind, create) => {
     }
   });
 
-  it('counts failures up to the limit, then refuses to count more', async () => {
+  it('counts failures up to the one that exceeds the limit, then refuses to count more', async () => {
     const r = await make();
     expect((await r.peekFailedAuth('10.0.0.1')).count).toBe(0);
-    for (let i = 1; i <= 3; i++) {
+    for (let i = 1; i <= 4; i++) {
       const { recorded, failedAuth } = await r.recordFailedAuth('10.0.0.1');
       expect(recorded).toBe(true);
       expect(failedAuth.count).toBe(i);
     }
     const over = await r.recordFailedAuth('10.0.0.1');
     expect(over.recorded).toBe(false);
-    expect(over.failedAuth).toMatchObject({ count: 3, limit: 3 });
+    expect(over.failedAuth).toMatchObject({ count: 4, limit: 3 });
     expect((await r.peekFailedAuth('10.0.0.2')).count).toBe(0);
   });
 
@@ -60,10 +60,13 @@ describe.each(implementations)('%s rate limiter', (kind, create) => {
     const first = await r.admit('10.0.0.1', 'tok-a');
     expect(first.tokenBudget).toMatchObject({ count: 1, limit: 5 });
     expect(first.failedAuth.count).toBe(0);
+    // The limit (3) reached is not yet exceeded: still admitted.
     for (let i = 0; i < 3; i++) await r.recordFailedAuth('10.0.0.9');
+    expect((await r.admit('10.0.0.9', 'tok-b')).tokenBudget?.count).toBe(1);
+    await r.recordFailedAuth('10.0.0.9');
     const blocked = await r.admit('10.0.0.9', 'tok-a');
     expect(blocked.tokenBudget).toBeUndefined();
-    expect(blocked.failedAuth.count).toBe(3);
+    expect(blocked.failedAuth.count).toBe(4);
     // The blocked attempt did not use the token's budget.
     expect((await r.admit('10.0.0.1', 'tok-a')).tokenBudget?.count).toBe(2);
   });
@@ -100,8 +103,8 @@ describe.each(implementations)('%s rate limiter', (kind, create) => {
       expect(counts.filter((c) => c <= l.perToken)).toHaveLength(200);
 
       const failures = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).recordFailedAuth('10.0.0.2')));
-      expect(failures.filter((f) => f.recorded)).toHaveLength(50);
-      expect((await a.peekFailedAuth('10.0.0.2')).count).toBe(50);
+      expect(failures.filter((f) => f.recorded)).toHaveLength(51);
+      expect((await a.peekFailedAuth('10.0.0.2')).count).toBe(51);
     });
 
     it('keys expire shortly after their window', async () => {

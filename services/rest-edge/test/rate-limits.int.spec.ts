@@ -113,6 +113,9 @@ describe('rate limits (spec section 8)', () => {
       const client = (xff: string) => ({ from: proxy, headers: { 'x-forwarded-for': xff } });
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...client('198.51.100.7') })).status).toBe(401);
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...client('198.51.100.7') })).status).toBe(401);
+      // the limit reached (2 failures) is not exceeded: a working token still passes; the third failure exceeds it
+      expect((await edge.call('GET', '/v1/channels/acme-shop/', { token: acme.shop!.token, ...client('198.51.100.7') })).status).toBe(200);
+      expect429(await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...client('198.51.100.7') }), 2);
       expect429(await edge.call('GET', '/v1/channels/acme-shop/', { token: acme.shop!.token, ...client('198.51.100.7') }), 2);
       // the client's own address counts even when it claims another in front of it (only trusted hops are skipped)
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...client('192.0.2.1, 198.51.100.7') })).status).toBe(429);

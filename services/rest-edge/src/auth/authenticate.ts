@@ -71,9 +71,10 @@ export function authenticate(deps: AuthenticateDeps): RequestHandler {
 
         case 'refuse': {
           if (decision.status === 401) {
-            // Only requests answered 401 use the address's budget; once it is spent they get 429.
+            // Only requests answered 401 use the address's budget; the one that exceeds it, and
+            // every request after, get 429.
             const failure = await deps.limiter.recordFailedAuth(ip);
-            if (!failure.recorded) {
+            if (!failure.recorded || failuresExhausted(failure.failedAuth)) {
               facts.failedAuth = failure.failedAuth;
               continue;
             }

@@ -10,7 +10,7 @@ import type { WindowCount } from './rate-window';
 
 const window = (count: number, limit: number): WindowCount => ({ count, limit, nowMs: 1_000, resetAtMs: 60_000 });
 const IP_OK = window(0, 60);
-const IP_BLOCKED = window(60, 60);
+const IP_BLOCKED = window(61, 60);
 const BUDGET_OK = window(1, 600);
 const BUDGET_OVER = window(601, 600);
 
@@ -84,9 +84,9 @@ describe('decideAccess: each check, and that the first failing one decides', () 
     expect(refusal(request({ failedAuth: IP_BLOCKED, credentials: { kind: 'absent' } })).status).toBe(429);
   });
 
-  it('1. the limit is reached at the 60th failure: the 61st request is refused', () => {
-    expect(decideAccess(request({ failedAuth: window(59, 60) })).outcome).toBe('grant');
-    expect(refusal(request({ failedAuth: window(60, 60) })).status).toBe(429);
+  it('1. 60 failures are allowed; once a 61st exceeded the limit every request is refused', () => {
+    expect(decideAccess(request({ failedAuth: window(60, 60) })).outcome).toBe('grant');
+    expect(refusal(request({ failedAuth: window(61, 60) })).status).toBe(429);
   });
 
   it('2. an unknown channel is 401, before the token, activity or Standard flag are looked at', () => {

@@ -9,9 +9,9 @@ describe('fixed windows', () => {
     expect(windowAt(60_000, 60_000)).toEqual({ index: 1, resetAtMs: 120_000 });
   });
 
-  it('exhausts the failed-request budget once the count reaches the limit (the 61st request is refused)', () => {
-    expect(failuresExhausted(w(59, 60))).toBe(false);
-    expect(failuresExhausted(w(60, 60))).toBe(true);
+  it('exhausts the failed-request budget once a failure exceeds the limit (the 61st failure, and every request after)', () => {
+    expect(failuresExhausted(w(60, 60))).toBe(false);
+    expect(failuresExhausted(w(61, 60))).toBe(true);
   });
 
   it('refuses the request that takes the token count over the limit (the 601st)', () => {

@@ -20,9 +20,13 @@ export function windowAt(nowMs: number, windowMs: number): { index: number; rese
   return { index, resetAtMs: (index + 1) * windowMs };
 }
 
-/** Failed-authentication budget: once `limit` failures are recorded, every request is refused. */
+/**
+ * Failed-authentication budget (spec section 8: "once exceeded every request from that address
+ * answers 429"): `limit` failures are allowed; the failure that exceeds it (recorded, answered 429)
+ * and every later request is refused.
+ */
 export function failuresExhausted(w: WindowCount): boolean {
-  return w.count >= w.limit;
+  return w.count > w.limit;
 }
 
 /** Token budget: the request that made `count` exceed `limit` and every later one is refused. */

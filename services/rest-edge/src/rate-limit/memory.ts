@@ -1,4 +1,4 @@
-import { windowAt, type WindowCount } from '../domain/rate-window';
+import { failuresExhausted, windowAt, type WindowCount } from '../domain/rate-window';
 import type { RateLimiter, RateLimits } from './rate-limiter';
 
 /**
@@ -23,7 +23,7 @@ export class InMemoryRateLimiter implements RateLimiter {
   async recordFailedAuth(ip: string): Promise<{ recorded: boolean; failedAuth: WindowCount }> {
     const now = this.enterWindow();
     const current = this.counts.get(`ip:${ip}`) ?? 0;
-    if (current >= this.limits.failedAuthPerIp) {
+    if (current > this.limits.failedAuthPerIp) {
       return { recorded: false, failedAuth: this.count(`ip:${ip}`, this.limits.failedAuthPerIp, now, 0) };
     }
     return { recorded: true, failedAuth: this.count(`ip:${ip}`, this.limits.failedAuthPerIp, now, 1) };
@@ -32,7 +32,7 @@ export class InMemoryRateLimiter implements RateLimiter {
   async admit(ip: string, tokenId: string): Promise<{ failedAuth: WindowCount; tokenBudget?: WindowCount }> {
     const now = this.enterWindow();
     const failedAuth = this.count(`ip:${ip}`, this.limits.failedAuthPerIp, now, 0);
-    if (failedAuth.count >= failedAuth.limit) return { failedAuth };
+    if (failuresExhausted(failedAuth)) return { failedAuth };
     return { failedAuth, tokenBudget: this.count(`tok:${tokenId}`, this.limits.perToken, now, 1) };
   }
 

@@ -18,13 +18,14 @@ export interface RateLimiter {
   /** The address's failed requests in the current window (no change). */
   peekFailedAuth(ip: string): Promise<WindowCount>;
   /**
-   * Counts a failed (401) request of the address, unless its budget is already exhausted; then
-   * nothing is counted and `recorded` is false (the request is answered 429 instead).
+   * Counts a failed (401) request of the address, unless its budget was already exceeded; then
+   * nothing is counted and `recorded` is false. Either way, a count over the limit is answered 429
+   * (the failure that exceeds the budget included).
    */
   recordFailedAuth(ip: string): Promise<{ recorded: boolean; failedAuth: WindowCount }>;
   /**
    * Counts an authenticated request against its token, unless the address's failed-request
-   * budget is exhausted (checked in the same atomic step, because that check comes first); then
+   * budget is exceeded (checked in the same atomic step, because that check comes first); then
    * nothing is counted and `tokenBudget` is absent.
    */
   admit(ip: string, tokenId: string): Promise<{ failedAuth: WindowCount; tokenBudget?: WindowCount }>;

@@ -25,16 +25,16 @@ local ipCount = tonumber(redis.call('GET', ipKey) or '0')
 const PEEK = `${CLOCK}
 return {ipCount, 0, w, now}`;
 
-/** Count one failure unless the budget is exhausted; second value 1 when counted. */
+/** Count one failure unless the budget was already exceeded; second value 1 when counted. */
 const RECORD_FAILURE = `${CLOCK}
-if ipCount >= tonumber(ARGV[2]) then return {ipCount, 0, w, now} end
+if ipCount > tonumber(ARGV[2]) then return {ipCount, 0, w, now} end
 ipCount = redis.call('INCR', ipKey)
 if ipCount == 1 then redis.call('PEXPIRE', ipKey, windowMs + 1000) end
 return {ipCount, 1, w, now}`;
 
-/** Count one request of the token unless the address is blocked; second value the token count, or -1. */
+/** Count one request of the token unless the address is blocked (its budget exceeded); second value the token count, or -1. */
 const ADMIT = `${CLOCK}
-if ipCount >= tonumber(ARGV[2]) then return {ipCount, -1, w, now} end
+if ipCount > tonumber(ARGV[2]) then return {ipCount, -1, w, now} end
 local tokenKey = KEYS[2] .. ':' .. w
 local c = redis.call('INCR', tokenKey)
 if c == 1 then redis.call('PEXPIRE', tokenKey, windowMs + 1000) end
