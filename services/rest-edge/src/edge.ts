@@ -11,6 +11,7 @@ import { loadContract, operationsOf, type Contract } from './contract/openapi';
 import { templateSource } from './contract/path-template';
 import { requestValidator } from './contract/request-validation';
 import { errorHandler, unknownPath } from './http/errors';
+import { refuseInvalidUtf8 } from './http/body';
 import { queryParser } from './http/query';
 import { requestContext, requestIdOf } from './http/request-context';
 import { sendJsonStream } from './http/stream';
@@ -114,7 +115,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.use(undecodableChannelIds(authenticateRequest, channelPath));
   app.use(channelBase, authenticateRequest);
   // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422.
-  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'] }));
+  // JSON is UTF-8 (RFC 8259): bytes that are not are refused (422 naming the body), never read as U+FFFD.
+  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'], verify: refuseInvalidUtf8 }));
   app.use(...requestValidator(contract.routing));
 
   const router = express.Router({ mergeParams: true });

@@ -115,6 +115,14 @@ describe('the OpenAPI contract', () => {
       expect(res.body.violations).toEqual([{ property: 'body', message: expect.any(String) }]);
     });
 
+    it('a body that is not UTF-8 answers 422 naming the body (it is not read with U+FFFD in place of the bytes)', async () => {
+      const rawBody = Buffer.concat([Buffer.from('{"echo":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]);
+      const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(422);
+      expect(res.body.violations).toEqual([{ property: 'body', message: 'The request body is not valid UTF-8.' }]);
+    });
+
     it('unknown members and unknown query parameters are ignored', async () => {
       const res = await edge.call('POST', `${base}/test-connection?verbose=1`, { token: acme.shop!.token, body: { echo: 'a', future: true } });
       sys.contract.check('POST', '/test-connection', res);

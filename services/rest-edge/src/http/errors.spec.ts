@@ -45,6 +45,8 @@ describe('answerFor', () => {
     expect(answerFor(parse)?.problem.toBody()).toMatchObject({ status: 422, violations: [{ property: 'body', message: 'The request body is not valid JSON.' }] });
     const large = Object.assign(new Error('too large'), { status: 413, type: 'entity.too.large' });
     expect(answerFor(large)?.problem.status).toBe(422);
+    const notUtf8 = Object.assign(new Error('The request body is not valid UTF-8.'), { status: 403, type: 'entity.verify.failed' });
+    expect(answerFor(notUtf8)?.problem.toBody()).toMatchObject({ status: 422, violations: [{ property: 'body', message: 'The request body is not valid UTF-8.' }] });
   });
 
   it('a body that does not decode as its Content-Encoding says is a 422 naming the body, not a 500', () => {

@@ -88,7 +88,9 @@ function bodyParserAnswer(err: unknown): Answer | undefined {
         ? 'The request body is too large.'
         : type === 'charset.unsupported' || type === 'encoding.unsupported'
           ? 'The request body must be UTF-8 JSON without content encoding.'
-          : undefined;
+          : type === 'entity.verify.failed'
+            ? 'The request body is not valid UTF-8.'
+            : undefined;
   return message ? { problem: Problem.validation([{ property: 'body', message }]) } : undefined;
 }
 

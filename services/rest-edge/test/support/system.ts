@@ -68,7 +68,7 @@ export interface CallOptions {
   authorization?: string;
   body?: unknown;
   /** A raw body (sent as is). */
-  rawBody?: string;
+  rawBody?: string | Buffer;
   contentType?: string;
   headers?: Record<string, string>;
   /** The address the request is sent from (any of 127.0.0.0/8 on Linux). */
@@ -238,7 +238,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
         const headers: Record<string, string> = { ...o.headers };
         if (o.token !== undefined) headers.authorization = `Bearer ${o.token}`;
         if (o.authorization !== undefined) headers.authorization = o.authorization;
-        let body: string | undefined = o.rawBody;
+        let body: string | Buffer | undefined = o.rawBody;
         if (o.body !== undefined) body = JSON.stringify(o.body);
         if (body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
         const res = await request(url + path, {
