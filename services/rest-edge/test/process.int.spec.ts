@@ -110,6 +110,9 @@ describe('rest-edge process', () => {
     expect(expectation).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
     expect(expectation).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
     expect(JSON.parse(expectation.split('\r\n\r\n')[1]!)).toEqual({ title: 'Expectation Failed', status: 417, detail: expect.any(String) });
+    const connect = await rawExchange(p.port, 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
+    expect(connect).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+    expect(connect).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
     const garbage = await rawExchange(p.port, 'NOT HTTP AT ALL\r\n\r\n');
     expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(garbage).toMatch(/\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);

@@ -40,13 +40,23 @@ export function answerClientErrors(server: http.Server, apiVersion: string): voi
       return;
     }
     const { status, detail } = clientErrorAnswer(err.code);
-    const body = JSON.stringify({ title: statusTitle(status), status, detail });
-    socket.end(
-      `HTTP/1.1 ${status} ${statusTitle(status)}\r\n` +
-        `Content-Type: application/problem+json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `${SERVICE_API_VERSION_HEADER}: ${apiVersion}\r\n` +
-        `Connection: close\r\n\r\n${body}`,
-    );
+    endWithProblem(socket, apiVersion, status, detail);
   });
+  // CONNECT (a proxy tunnel) never reaches express; without a listener Node drops the connection.
+  server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
+    if (socket.writable) endWithProblem(socket, apiVersion, 405, 'This server is not a proxy: CONNECT is not answered.');
+    else socket.destroy();
+  });
+}
+
+/** A whole problem response written on the raw socket, which then closes. */
+function endWithProblem(socket: Duplex, apiVersion: string, status: number, detail: string): void {
+  const body = JSON.stringify({ title: statusTitle(status), status, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${statusTitle(status)}\r\n` +
+      `Content-Type: application/problem+json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `${SERVICE_API_VERSION_HEADER}: ${apiVersion}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
 }
