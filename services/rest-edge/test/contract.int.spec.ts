@@ -159,7 +159,7 @@ describe('the OpenAPI contract', () => {
     it('a known path with another method is a 405 problem naming the allowed methods', async () => {
       const res = await edge.call('DELETE', `${base}/token`, { token: acme.shop!.token });
       expect(res.status).toBe(405);
-      expect(res.headers.allow).toBe('GET');
+      expect(res.headers.allow).toBe('GET, HEAD');
       expect(res.headers['service-api-version']).toBe('1.2.0');
       expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}method-not-allowed`, title: 'Method Not Allowed', status: 405, detail: expect.any(String) });
     });
