@@ -13,3 +13,18 @@ export function unstorableTextMessage(value: string): string | null {
 function isWellFormedText(value: string): boolean {
   return (value as string & { isWellFormed(): boolean }).isWellFormed();
 }
+
+/** Characters as the contract and PostgreSQL count them: code points, so an emoji is one. */
+export function characterCount(value: string): number {
+  let count = 0;
+  for (const _ of value) count++;
+  return count;
+}
+
+/** Whether `value` has more than `max` characters (code points); cheap for the usual short value. */
+export function longerThan(value: string, max: number): boolean {
+  // A code point takes one or two UTF-16 units: up to max units is never too long, over 2 * max always is.
+  if (value.length <= max) return false;
+  if (value.length > 2 * max) return true;
+  return characterCount(value) > max;
+}

@@ -29,13 +29,14 @@ function problemOf(fn: () => unknown): Problem {
 }
 
 describe('SKUs', () => {
-  it.each(['A', 'PST-A3-MOUNTAIN', 'sku with inner spaces', 'ÄÖÜ-ß-日本', 'x'.repeat(255)])('accepts %j', (sku) => {
+  it.each(['A', 'PST-A3-MOUNTAIN', 'sku with inner spaces', 'ÄÖÜ-ß-日本', 'x'.repeat(255), '\u{1F4E6}'.repeat(255)])('accepts %j', (sku) => {
     expect(skuViolations(sku, 'input.sku')).toEqual([]);
   });
 
   it.each([
     ['', /empty/],
     ['x'.repeat(256), /at most 255/],
+    ['\u{1F4E6}'.repeat(256), /at most 255/],
     [' PST', /whitespace/],
     ['PST ', /whitespace/],
     ['PST\t', /whitespace/],

@@ -1,6 +1,6 @@
 import { ACTIVE_STATES } from '@pf/platform/events/catalog';
 import { Problem, type Violation } from '@pf/platform/problems';
-import { unstorableTextMessage } from '@pf/platform/text';
+import { longerThan, unstorableTextMessage } from '@pf/platform/text';
 import { DIMENSION_NAMES, type ActiveState, type DimensionName, type Dimensions, type Measure, type ProductFields } from './model';
 
 /** The contract's limit on SKUs (Channel API sections 2 and 8). */
@@ -77,7 +77,7 @@ const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
  */
 export function skuViolations(sku: string, property: string): Violation[] {
   if (sku.length === 0) return [{ property, message: 'A SKU must not be empty; use null for a product without a SKU.' }];
-  if (sku.length > SKU_MAX_LENGTH) return [{ property, message: `A SKU has at most ${SKU_MAX_LENGTH} characters.` }];
+  if (longerThan(sku, SKU_MAX_LENGTH)) return [{ property, message: `A SKU has at most ${SKU_MAX_LENGTH} characters.` }];
   if (sku.trim() !== sku) return [{ property, message: 'A SKU must not start or end with whitespace.' }];
   if (CONTROL_CHARACTER.test(sku)) return [{ property, message: 'A SKU must not contain control characters.' }];
   return unstorable(sku, property);
@@ -86,12 +86,12 @@ export function skuViolations(sku: string, property: string): Violation[] {
 export function nameViolations(name: string, property: string): Violation[] {
   const trimmed = name.trim();
   if (trimmed.length === 0) return [{ property, message: 'A name must not be blank.' }];
-  if (trimmed.length > NAME_MAX_LENGTH) return [{ property, message: `A name has at most ${NAME_MAX_LENGTH} characters.` }];
+  if (longerThan(trimmed, NAME_MAX_LENGTH)) return [{ property, message: `A name has at most ${NAME_MAX_LENGTH} characters.` }];
   return unstorable(name, property);
 }
 
 export function descriptionViolations(description: string, property: string): Violation[] {
-  if (description.length > DESCRIPTION_MAX_LENGTH) {
+  if (longerThan(description, DESCRIPTION_MAX_LENGTH)) {
     return [{ property, message: `A description has at most ${DESCRIPTION_MAX_LENGTH} characters.` }];
   }
   return unstorable(description, property);

@@ -1,4 +1,5 @@
 import { Problem, type Violation } from '@pf/platform/problems';
+import { longerThan } from '@pf/platform/text';
 import type { ServiceLevel, ShippingMethod, ShippingMethodFields } from './model';
 
 /**
@@ -58,7 +59,7 @@ export function shippingMethodCodeViolations(code: string, property: string): Vi
 function textViolations(text: string, max: number, what: string, property: string): Violation[] {
   const trimmed = text.trim();
   if (trimmed.length === 0) return [{ property, message: `A ${what} must not be blank.` }];
-  if (trimmed.length > max) return [{ property, message: `A ${what} has at most ${max} characters.` }];
+  if (longerThan(trimmed, max)) return [{ property, message: `A ${what} has at most ${max} characters.` }];
   return [];
 }
 

@@ -10,6 +10,8 @@ describe('validateSkus requests', () => {
 
   it('name each SKU that can never be one', () => {
     expect(validateSkusViolations(['ok', '', 'x'.repeat(256), 'x'.repeat(255)]).map((v) => v.property)).toEqual(['skus[1]', 'skus[2]']);
+    // Characters are code points: 255 emoji are a SKU's worth, 256 are not.
+    expect(validateSkusViolations(['\u{1F4E6}'.repeat(255), '\u{1F4E6}'.repeat(256)]).map((v) => v.property)).toEqual(['skus[1]']);
   });
 });
 

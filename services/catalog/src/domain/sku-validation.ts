@@ -1,4 +1,5 @@
 import type { Violation } from '@pf/platform/problems';
+import { longerThan } from '@pf/platform/text';
 import type { ActiveState } from './model';
 import { SKU_MAX_LENGTH } from './products';
 
@@ -18,7 +19,7 @@ export interface SkuMatch {
 export function validateSkusViolations(skus: string[]): Violation[] {
   if (skus.length > VALIDATE_SKUS_MAX) return [{ property: 'skus', message: `At most ${VALIDATE_SKUS_MAX} SKUs per request.` }];
   return skus.flatMap((sku, i) =>
-    sku.length >= 1 && sku.length <= SKU_MAX_LENGTH
+    sku.length >= 1 && !longerThan(sku, SKU_MAX_LENGTH)
       ? []
       : [{ property: `skus[${i}]`, message: `A SKU has 1 to ${SKU_MAX_LENGTH} characters.` }],
   );

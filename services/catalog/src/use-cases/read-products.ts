@@ -1,5 +1,6 @@
 import type { Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
+import { longerThan } from '@pf/platform/text';
 import { authoriseIncludeDeleted, mayReadProduct, readableTeam } from '../domain/authorisation';
 import type { ActiveState, Product } from '../domain/model';
 import { cursorPageRequest, encodeCursor, isUuid, numberedPageRequest, pageFacts, pageOffset, trimProbe, type PageFacts } from '../domain/pagination';
@@ -59,7 +60,7 @@ const SEARCH_MAX_LENGTH = 255;
 function filterViolations(filter: ProductListFilter): Violation[] {
   return [
     ...(filter.activeState != null ? activeStateViolations(filter.activeState, 'filter.activeState') : []),
-    ...(filter.sku != null && (filter.sku.length === 0 || filter.sku.length > SKU_MAX_LENGTH)
+    ...(filter.sku != null && (filter.sku.length === 0 || longerThan(filter.sku, SKU_MAX_LENGTH))
       ? [{ property: 'filter.sku', message: `A SKU has 1 to ${SKU_MAX_LENGTH} characters.` }]
       : []),
     ...(filter.search != null && filter.search.length > SEARCH_MAX_LENGTH

@@ -1,4 +1,4 @@
-import { characterCount, confirmationAddressViolations, longerThan, parseInstant, validateLines, validateOrderInput, validateShippingDetails } from './order-input';
+import { confirmationAddressViolations, parseInstant, validateLines, validateOrderInput, validateShippingDetails } from './order-input';
 
 const line = (sku: string, quantity = 1, lineNumber?: number) => ({ product: { sku }, quantity, ...(lineNumber !== undefined ? { lineNumber } : {}) });
 const props = (r: { ok: boolean; violations?: { property: string }[] }) => (r.ok ? [] : r.violations!.map((v) => v.property));
@@ -120,11 +120,6 @@ describe('order input (rule O4)', () => {
   });
 
   it('counts characters as code points, as the contract, the edge and Postgres do', () => {
-    expect(characterCount('\u{1F4E6}ab')).toBe(3);
-    expect(longerThan('\u{1F4E6}'.repeat(255), 255)).toBe(false);
-    expect(longerThan('\u{1F4E6}'.repeat(256), 255)).toBe(true);
-    expect(longerThan('a'.repeat(256), 255)).toBe(true);
-    expect(longerThan('a'.repeat(255), 255)).toBe(false);
     const v = validateOrderInput({ orderNumber: '\u{1F4E6}'.repeat(255), orderLines: [{ product: { sku: '\u00e9'.repeat(255) }, quantity: 1 }] });
     expect(v.ok).toBe(true);
   });

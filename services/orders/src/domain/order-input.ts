@@ -1,5 +1,5 @@
 import type { Violation } from '@pf/platform/problems';
-import { unstorableTextMessage } from '@pf/platform/text';
+import { longerThan, unstorableTextMessage } from '@pf/platform/text';
 
 /**
  * Order input rules (rule O4 and spec section 2): every size limit is enforced here, whatever the
@@ -105,24 +105,6 @@ export type Validated<T> = { ok: true; value: T } | { ok: false; violations: Vio
 
 function tooLong(property: string, max: number): Violation {
   return { property, message: `At most ${max} characters.` };
-}
-
-/**
- * Characters as the contract counts them (and the edge's validator and Postgres's `length()`):
- * code points, so an emoji is one character, not two UTF-16 units.
- */
-export function characterCount(value: string): number {
-  let count = 0;
-  for (const _ of value) count++;
-  return count;
-}
-
-/** Whether `value` has more than `max` characters (code points); cheap for the usual short value. */
-export function longerThan(value: string, max: number): boolean {
-  // A code point takes one or two UTF-16 units: up to max units is never too long, over 2 * max always is.
-  if (value.length <= max) return false;
-  if (value.length > 2 * max) return true;
-  return characterCount(value) > max;
 }
 
 function textViolations(value: string | null | undefined, property: string, max: number, required: boolean): Violation[] {
