@@ -160,6 +160,8 @@ describe('the OpenAPI contract', () => {
       const res = await edge.call('DELETE', `${base}/token`, { token: acme.shop!.token });
       expect(res.status).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD');
+      // HEAD only where GET is answered
+      expect((await edge.call('GET', `${base}/test-connection`, { token: acme.shop!.token })).headers.allow).toBe('POST');
       expect(res.headers['service-api-version']).toBe('1.2.0');
       expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}method-not-allowed`, title: 'Method Not Allowed', status: 405, detail: expect.any(String) });
     });

@@ -140,9 +140,11 @@ function documentedPaths(context: MetadataContext): DocumentedPath[] {
   return Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
     const { openApiRoute } = context.routePair(expressRoute);
     const pathKey = openApiRoute.substring(methods.basePath.length);
-    const allow = Object.keys(methods)
+    const served = Object.keys(methods)
       .filter((key) => HTTP_METHOD_NAMES.has(key.toLowerCase()))
-      .join(', ');
-    return { expressRoute, openApiRoute, pathKey, allow };
+      .map((key) => key.toUpperCase());
+    // HEAD is answered wherever GET is (operationOf), so a 405's Allow names it there too.
+    if (served.includes('GET') && !served.includes('HEAD')) served.push('HEAD');
+    return { expressRoute, openApiRoute, pathKey, allow: served.join(', ') };
   });
 }
