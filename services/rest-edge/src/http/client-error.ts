@@ -24,14 +24,8 @@ export function clientErrorAnswer(code: string | undefined): { status: number; d
  */
 export function answerClientErrors(server: http.Server, apiVersion: string): void {
   server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    const status = 417;
-    const body = JSON.stringify({ title: statusTitle(status), status, detail: 'The only expectation this server meets is 100-continue.' });
-    res.writeHead(status, {
-      'Content-Type': 'application/problem+json; charset=utf-8',
-      'Content-Length': Buffer.byteLength(body),
-      [SERVICE_API_VERSION_HEADER]: apiVersion,
-      Connection: 'close',
-    });
+    const { status, headers, body } = problemResponse(apiVersion, 417, 'The only expectation this server meets is 100-continue.');
+    res.writeHead(status, headers);
     res.end(body);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -49,14 +43,21 @@ export function answerClientErrors(server: http.Server, apiVersion: string): voi
   });
 }
 
-/** A whole problem response written on the raw socket, which then closes. */
-function endWithProblem(socket: Duplex, apiVersion: string, status: number, detail: string): void {
+/** A problem answer Node would otherwise give bare: status, headers (the version among them; the connection closes) and body. */
+function problemResponse(apiVersion: string, status: number, detail: string): { status: number; headers: Record<string, string>; body: string } {
   const body = JSON.stringify({ title: statusTitle(status), status, detail });
-  socket.end(
-    `HTTP/1.1 ${status} ${statusTitle(status)}\r\n` +
-      `Content-Type: application/problem+json; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `${SERVICE_API_VERSION_HEADER}: ${apiVersion}\r\n` +
-      `Connection: close\r\n\r\n${body}`,
-  );
+  const headers = {
+    'Content-Type': 'application/problem+json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    [SERVICE_API_VERSION_HEADER]: apiVersion,
+    Connection: 'close',
+  };
+  return { status, headers, body };
+}
+
+/** The same written on the raw socket (the parser gave up on it, or it was a CONNECT), which then closes. */
+function endWithProblem(socket: Duplex, apiVersion: string, status: number, detail: string): void {
+  const { headers, body } = problemResponse(apiVersion, status, detail);
+  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  socket.end(`HTTP/1.1 ${status} ${statusTitle(status)}\r\n${lines.join('')}\r\n${body}`);
 }
