@@ -140,11 +140,9 @@ function documentedPaths(context: MetadataContext): DocumentedPath[] {
   return Object.entries(context.expressRouteMap).map(([expressRoute, methods]) => {
     const { openApiRoute } = context.routePair(expressRoute);
     const pathKey = openApiRoute.substring(methods.basePath.length);
-    const served = Object.keys(methods)
+    const allow = Object.keys(methods)
       .filter((key) => HTTP_METHOD_NAMES.has(key.toLowerCase()))
-      .map((key) => key.toUpperCase());
-    // HEAD is answered wherever GET is (operationOf), so a 405's Allow names it there too.
-    if (served.includes('GET') && !served.includes('HEAD')) served.push('HEAD');
-    return { expressRoute, openApiRoute, pathKey, allow: served.join(', ') };
+      .join(', ');
+    return { expressRoute, openApiRoute, pathKey, allow };
   });
 }

@@ -33,7 +33,9 @@ describe('answerFor', () => {
     const notAllowed = new validatorErrors.MethodNotAllowed({ path: '/x', message: 'DELETE method not allowed', headers: { Allow: 'GET' } } as never);
     const answer = answerFor(notAllowed);
     expect(answer?.problem.toBody()).toMatchObject({ status: 405, title: 'Method Not Allowed' });
-    expect(answer?.headers).toEqual({ Allow: 'GET' });
+    expect(answer?.headers).toEqual({ Allow: 'GET, HEAD' });
+    const postOnly = new validatorErrors.MethodNotAllowed({ path: '/x', message: 'GET method not allowed', headers: { Allow: 'POST' } } as never);
+    expect(answerFor(postOnly)?.headers).toEqual({ Allow: 'POST' });
     expect(answerFor(new validatorErrors.UnsupportedMediaType({ path: '/x' }))?.problem.toBody()).toMatchObject({
       status: 422,
       violations: [{ property: 'body' }],

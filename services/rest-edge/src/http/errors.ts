@@ -45,7 +45,7 @@ function validatorAnswer(err: ValidatorError): Answer | undefined {
     case 405:
       return {
         problem: new Problem('method-not-allowed', { detail: `This endpoint does not answer ${methodOf(err)}.` }),
-        headers: err.headers?.Allow ? { Allow: err.headers.Allow } : {},
+        headers: err.headers?.Allow ? { Allow: withHead(err.headers.Allow) } : {},
       };
     case 413:
       return { problem: Problem.validation([{ property: 'body', message: 'The request body is too large.' }]) };
@@ -57,6 +57,15 @@ function validatorAnswer(err: ValidatorError): Answer | undefined {
       // 500 (the document could not be loaded) and anything else are the platform's fault.
       return undefined;
   }
+}
+
+/**
+ * The validator's Allow lists the document's methods (route-lookup keeps the library's, its spec
+ * checks that); the edge answers HEAD wherever GET is, so its 405 names HEAD there too.
+ */
+function withHead(allow: string): string {
+  const methods = allow.split(',').map((m) => m.trim());
+  return methods.includes('GET') && !methods.includes('HEAD') ? [...methods, 'HEAD'].join(', ') : allow;
 }
 
 function violationsOf(err: ValidatorError): Violation[] {
