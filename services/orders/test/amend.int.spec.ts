@@ -117,6 +117,25 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
     expect(amendment.countdownRestarted).toBe(false);
   });
 
+  it('the same lines again are an amendment: fulfilments rebuilt with new uuids, a fresh countdown, the same holds', async () => {
+    const o = await confirmed();
+    const holds = (await holdsOf(s, o.uuid)).map((h) => [h.line_number, h.warehouse_id, h.quantity]);
+    const seq = await s.lastSeq();
+    const same = o.orderLines.map((l: any) => ({ lineNumber: l.lineNumber, product: { sku: l.product.sku }, quantity: l.quantity }));
+    const res = await amend(o.uuid, same);
+    expect(res.errors).toBeUndefined();
+    const { order, amendment } = res.data.amendOrderLines;
+    expect(amendment).toMatchObject({ addedLines: [], removedLines: [], changedLines: [], unchangedLineNumbers: [1, 2], countdownRestarted: true });
+    expect(order.orderLines).toEqual(o.orderLines);
+    expect(order.fulfilments).toHaveLength(o.fulfilments.length);
+    const oldUuids = o.fulfilments.map((f: any) => f.uuid);
+    for (const f of order.fulfilments) expect(oldUuids).not.toContain(f.uuid);
+    expect(amendment.replacedFulfilments.map((r: any) => r.previousUuid).sort()).toEqual([...oldUuids].sort());
+    expect(Date.parse(order.fulfillableFrom)).toBeGreaterThan(Date.parse(o.fulfillableFrom));
+    expect((await holdsOf(s, o.uuid)).map((h) => [h.line_number, h.warehouse_id, h.quantity])).toEqual(holds);
+    expect((await s.outboxAfter(seq)).map((e) => e.envelope.type)).toEqual(['order.revised']);
+  });
+
   describe('refusals, each with its reason, merchantMessage and detail; the order unchanged', () => {
     it('fulfilment-underway once a fulfilment reached a supplier', async () => {
       const p = await orderInState(s, t, 'processing', number());

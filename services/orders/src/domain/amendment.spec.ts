@@ -1,4 +1,4 @@
-import { amendmentRefusal, diffLines, isEmptyDiff, MERCHANT_MESSAGES, refusal } from './amendment';
+import { amendmentRefusal, diffLines, MERCHANT_MESSAGES, refusal } from './amendment';
 
 const at = new Date('2026-11-01T08:00:00.000Z');
 
@@ -49,10 +49,9 @@ describe('line differences', () => {
       changedLines: [{ lineNumber: 1, sku: 'A', previousSku: null, quantityBefore: 1, quantityAfter: 5 }],
       unchangedLineNumbers: [3],
     });
-    expect(isEmptyDiff(d)).toBe(false);
     expect(diffLines(before, [{ lineNumber: 2, sku: 'X', quantity: 2, productUuid: 'x' }]).changedLines).toEqual([
       { lineNumber: 2, sku: 'X', previousSku: 'B', quantityBefore: 2, quantityAfter: 2 },
     ]);
-    expect(isEmptyDiff(diffLines(before, before))).toBe(true);
+    expect(diffLines(before, before)).toEqual({ addedLines: [], removedLines: [], changedLines: [], unchangedLineNumbers: [1, 2, 3] });
   });
 });

@@ -92,8 +92,3 @@ export function diffLines(before: readonly OrderLine[], after: readonly OrderLin
   }
   return diff;
 }
-
-/** True when the amendment changes nothing (the same lines again). */
-export function isEmptyDiff(d: LineDiff): boolean {
-  return d.addedLines.length === 0 && d.removedLines.length === 0 && d.changedLines.length === 0;
-}

@@ -1,7 +1,7 @@
 import type { Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError } from '../adapters/stock-client';
-import { amendmentRefusal, diffLines, isEmptyDiff, refusal, type AmendmentRefusal, type LineDiff } from '../domain/amendment';
+import { amendmentRefusal, diffLines, refusal, type AmendmentRefusal, type LineDiff } from '../domain/amendment';
 import { derivesFromStock } from '../domain/fulfillability';
 import { buildFulfilments, replacedFulfilments, type HeldLine, type ReplacedFulfilment } from '../domain/fulfilments';
 import type { Order } from '../domain/model';
@@ -38,7 +38,8 @@ export function amendmentRefused(r: AmendmentRefusal, extra: Record<string, unkn
  * only while the order is draft, queued or scheduled and every fulfilment is still a draft. Stock
  * is held again for the new lines when the order holds stock; the fulfilments are rebuilt with new
  * uuids, each keeping the shipping method chosen at confirmation; a queued order gets a fresh
- * countdown. Only `order.revised` is written: an amendment sends no webhook.
+ * countdown, whether or not the lines differ from the order's. Only `order.revised` is written: an
+ * amendment sends no webhook.
  *
  * A second change of the order while this one runs is refused with `being-rebuilt` rather than
  * waiting; a failure on our side (the stock service) is `unexpected-error`. Both are worth
@@ -72,8 +73,9 @@ export async function amendOrderLines(
       const matched = matchSkus(lines.value, products, input.strictSkus === true);
       if (!matched.ok) throw Problem.validation(matched.violations, 'Some order lines name SKUs the team has no product for.');
       const wanted = matched.lines;
+      // The same lines again are an amendment too (spec section 3: an accepted amendment rebuilds the
+      // fulfilments with new uuids and gives a queued order a fresh countdown), not a no-op.
       const diff = diffLines(order.lines, wanted);
-      if (isEmptyDiff(diff)) return { order, amendment: { ...diff, replacedFulfilments: [], countdownRestarted: false } };
 
       const decision = decide(stateOf(order), 'amend', { now: ctx.now });
       if (decision.kind !== 'move') throw amendmentRefused(refusal('order-not-amendable', decision.kind === 'refused' ? decision.detail : 'Not amendable.'));
