@@ -665,6 +665,8 @@ describe('the order endpoints', () => {
         ['updated-since=yesterday', 'updated-since'],
         ['per-page=101', 'per-page'],
         ['page=0', 'page'],
+        ['page=0x2', 'page'],
+        ['per-page=1e1', 'per-page'],
         ['sort=random', 'sort'],
       ]) {
         const res = await listApi.call('GET', `/orders?${query}`);

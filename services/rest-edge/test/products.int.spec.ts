@@ -254,6 +254,12 @@ describe('products, SKU validation and shipping methods', () => {
       ['per-page=0', 'per-page'],
       ['per-page=101', 'per-page'],
       ['per-page=ten', 'per-page'],
+      // Integers in decimal digits only: Number() would read these as 10, 2, 5 and 3.
+      ['per-page=1e1', 'per-page'],
+      ['page=0x2', 'page'],
+      ['perPage=%205', 'perPage'],
+      ['per_page=3.0', 'per_page'],
+      ['page=', 'page'],
     ])('?%s answers 422 naming %s', async (query, property) => {
       const res = await call('GET', `/products?${query}`);
       expect(res.status).toBe(422);

@@ -1,4 +1,4 @@
-import { operationsOf, routingDocument, type OpenApiDocument } from './openapi';
+import { integerQueryParameters, loadContract, operationsOf, routingDocument, type OpenApiDocument } from './openapi';
 
 const doc: OpenApiDocument = {
   openapi: '3.0.3',
@@ -41,5 +41,27 @@ describe('operationsOf', () => {
       { method: 'GET', path: '/orders/{orderUuid}', operationId: 'getOrder' },
       { method: 'DELETE', path: '/orders/{orderUuid}', operationId: 'cancelOrder' },
     ]);
+  });
+});
+
+describe('integerQueryParameters', () => {
+  it('names the query parameters typed integer, on operations and paths, through $refs', () => {
+    const withRefs: OpenApiDocument = {
+      openapi: '3.0.3',
+      info: { version: '1.0.0' },
+      components: { parameters: { Page: { name: 'page', in: 'query', schema: { type: 'integer' } } } },
+      paths: {
+        '/a': {
+          parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
+          get: { parameters: [{ $ref: '#/components/parameters/Page' }, { name: 'q', in: 'query', schema: { type: 'string' } }] },
+        },
+        '/b/{n}': { get: { parameters: [{ name: 'n', in: 'path', schema: { type: 'integer' } }, { name: 'size', in: 'query', schema: { type: 'integer' } }] } },
+      },
+    };
+    expect(integerQueryParameters(withRefs)).toEqual(['limit', 'page', 'size']);
+  });
+
+  it('finds the paging parameters of the contract', () => {
+    expect(integerQueryParameters(loadContract().document)).toEqual(['page', 'per-page', 'perPage', 'per_page']);
   });
 });

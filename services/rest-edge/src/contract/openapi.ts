@@ -84,3 +84,32 @@ export function operationsOf(doc: OpenApiDocument): { method: string; path: stri
   }
   return out;
 }
+
+interface ParameterObject {
+  name?: string;
+  in?: string;
+  schema?: { type?: string };
+  $ref?: string;
+}
+
+/**
+ * Names of the query parameters the document types as integers, on any operation (a `$ref` to
+ * `components/parameters` followed). The request validator coerces a query value with
+ * `Number()`, which also reads `1e1`, `0x2` and ` 7`; these names get a stricter reading first
+ * (see `refuseNonDecimalIntegers`).
+ */
+export function integerQueryParameters(doc: OpenApiDocument): string[] {
+  const shared = (doc.components?.parameters ?? {}) as Record<string, ParameterObject>;
+  const resolve = (p: ParameterObject): ParameterObject => (p.$ref?.startsWith('#/components/parameters/') ? (shared[p.$ref.slice(24)] ?? p) : p);
+  const names = new Set<string>();
+  for (const item of Object.values(doc.paths)) {
+    const lists = [item.parameters, ...HTTP_METHODS.map((m) => (item[m] as { parameters?: unknown } | undefined)?.parameters)];
+    for (const list of lists) {
+      if (!Array.isArray(list)) continue;
+      for (const p of (list as ParameterObject[]).map(resolve)) {
+        if (p.in === 'query' && p.schema?.type === 'integer' && p.name) names.add(p.name);
+      }
+    }
+  }
+  return [...names].sort();
+}

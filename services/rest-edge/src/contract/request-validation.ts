@@ -4,7 +4,7 @@ import { unstorableTextMembers } from '../domain/violations';
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
-import type { OpenApiDocument } from './openapi';
+import { integerQueryParameters, type OpenApiDocument } from './openapi';
 import { openApiMetadata } from './route-lookup';
 
 /**
@@ -15,6 +15,8 @@ import { openApiMetadata } from './route-lookup';
  *
  * - a body member holding text the platform cannot keep (a NUL, an unpaired surrogate) is refused
  *   first, naming it;
+ * - an integer query parameter must be written in decimal digits (the validator's coercion would
+ *   read `per-page=1e1` as 10 and `page=0x2` as 2), refused first too, naming it;
  * - all errors are reported, not only the first;
  * - unknown query parameters are ignored (clients may send parameters of newer minor versions);
  * - security is not checked here: authentication is the edge's own (src/auth);
@@ -38,7 +40,29 @@ export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
   replaceMetadataStep(validator);
   // What the package's `middleware(options)` does, with the step above replaced.
   const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec as never, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
-  return [refuseUnstorableText, ...(validator.installMiddleware(spec) as unknown as RequestHandler[])];
+  return [refuseUnstorableText, refuseNonDecimalIntegers(integerQueryParameters(routing)), ...(validator.installMiddleware(spec) as unknown as RequestHandler[])];
+}
+
+/** Digits, with a minus sign allowed so that a negative number gets the range's own message. */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/**
+ * An integer query parameter sent in any other notation than decimal digits (`1e1`, `0x2`, `2.0`,
+ * ` 7`, `+7` read as ` 7`) is a 422 naming it; the validator checks type and range of the rest.
+ */
+export function refuseNonDecimalIntegers(names: readonly string[]): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const query = req.query as Record<string, unknown>;
+    const violations = names
+      .filter((name) => {
+        const value = query[name];
+        const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
+        return values.some((v) => typeof v !== 'string' || !DECIMAL_INTEGER.test(v));
+      })
+      .map((property) => ({ property, message: 'must be an integer written in decimal digits' }));
+    if (violations.length === 0) next();
+    else next(Problem.validation(violations));
+  };
 }
 
 /** A body member holding text the platform cannot keep (U+0000, an unpaired surrogate) is a 422 naming it. */
