@@ -70,6 +70,10 @@ describe('the OpenAPI contract', () => {
       expect(() =>
         checker.check('GET', '/', { status: 500, headers, body: { title: 'x', status: 500, detail: 'x', reference: 'nope' }, contentType: 'application/problem+json' }),
       ).toThrow(/reference must match format "uuid"/);
+      const limited = { ...headers, 'retry-after': '3', 'x-ratelimit-limit': '600', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1790000000' };
+      expect(() =>
+        checker.check('GET', '/', { status: 429, headers: limited, body: { title: 'Rate limited', status: 429 }, contentType: 'application/problem+json' }),
+      ).toThrow(/title must be equal to one of the allowed values/);
     });
   });
 
