@@ -16,7 +16,7 @@ import { createGateway, type Gateway } from '../../../gateway/src/gateway';
 import { readSubgraphList } from '../../../gateway/src/subgraphs';
 import { createPrismaClient } from '../src';
 import { backfillConfirmedAt } from '../src/use-cases/backfill-confirmed-at';
-import { CONFIRM_ORDER, createTeam, ENTER_ORDER, IMPORT_ORDERS, jwtOptions, orderInput, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+import { CONFIRM_ORDER, createTeam, ENTER_ORDER, IMPORT_ORDERS, jwtOptions, orderInput, REJECT_ADDRESS, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
 const repositoryRoot = path.resolve(__dirname, '..', '..', '..');
 
@@ -197,6 +197,22 @@ describe('merchant side: entered and imported orders, dashboards through the sup
       const { stdout } = await promisify(execFile)(process.execPath, [command], { env: { ...process.env, DATABASE_URL: s.db.url, LOG_LEVEL: 'info' } });
       expect(JSON.parse(stdout.trim().split('\n').at(-1)!)).toMatchObject({ msg: 'confirmedAt backfill done', backfilled: 1 });
       expect((await confirmedAtOf(late)).confirmed_at.toISOString()).toBe('2026-10-02T10:00:00.000Z');
+    }, 60_000);
+
+    it('an address rejected on a holding order not backfilled yet is in its history, so the backfill leaves it unconfirmed', async () => {
+      // Held after its confirmation, before triggers were recorded: the backfill would confirm it.
+      const held = await legacyOrder([[null, 'draft', '2026-09-01T09:00:00Z', null], ['draft', 'queued', '2026-09-01T10:00:00Z', null], ['queued', 'holding', '2026-09-05T10:00:00Z', null]], 'holding');
+      const rejected = (await s.ok<any>(t.backOffice, REJECT_ADDRESS, { uuid: held, reason: 'no such street' })).rejectShippingAddress;
+      expect(rejected).toMatchObject({ status: 'holding', confirmedAt: null });
+      const history = await s.pool.query(`SELECT from_status, to_status, trigger, reason FROM orders.order_status_change WHERE order_uuid = $1 ORDER BY at DESC LIMIT 1`, [held]);
+      expect(history.rows[0]).toEqual({ from_status: 'holding', to_status: 'holding', trigger: 'reject-shipping-address', reason: 'no such street' });
+      const prisma = createPrismaClient(s.db.url, 2);
+      try {
+        await backfillConfirmedAt(prisma);
+      } finally {
+        await prisma.$disconnect();
+      }
+      expect((await confirmedAtOf(held)).confirmed_at).toBeNull();
     }, 60_000);
   });
 });

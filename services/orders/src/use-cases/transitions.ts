@@ -358,9 +358,13 @@ export async function saveOrder(ctx: ChangeContext, before: Order, next: Order, 
   ctx.unit.events.push(...alongside);
   if (before.status !== next.status) await recordStatusChange(ctx, next, before.status, next.status);
   // Unconfirmed without a status change (an address rejected while holding): the history still
-  // says so, or reading it later (the confirmedAt backfill) would take the order as confirmed. No
-  // event: the status did not change.
-  else if (before.confirmedAt !== null && next.confirmedAt === null) await recordStatusChange(ctx, next, before.status, next.status, false);
+  // says so, or reading it later (the confirmedAt backfill) would take the order as confirmed. That
+  // holds for an order whose confirmedAt is null only because it predates confirmedAt: the
+  // rejection is what tells the backfill its old confirmation no longer counts. No event: the
+  // status did not change.
+  else if (next.confirmedAt === null && (before.confirmedAt !== null || ctx.cause.trigger === 'reject-shipping-address')) {
+    await recordStatusChange(ctx, next, before.status, next.status, false);
+  }
 }
 
 /** A status history row, and (`announce`, for a change of status) its `order.status-changed`. */
