@@ -10,6 +10,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
 import { Problem } from '@pf/platform/problems';
+import { graphqlHttpErrors } from '@pf/platform/graphql/http-errors';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GatewayContext } from './context';
 import { formatGatewayError, unauthenticatedBody } from './errors';
@@ -86,6 +87,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     authenticate(opts.jwt),
     express.json({ limit: '2mb' }),
     expressMiddleware(server, { context: async ({ res }) => res.locals.gateway as GatewayContext }),
+    graphqlHttpErrors(logger),
   );
 
   return {

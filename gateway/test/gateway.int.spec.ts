@@ -197,6 +197,22 @@ describe('gateway in front of the real subgraphs', () => {
     });
   });
 
+  it('a body that is not JSON, or too large, answers JSON naming the body (never an HTML page), at the gateway and at each subgraph', async () => {
+    const auth = bearer(backOffice('alpha'));
+    for (const url of [gw, ...Object.values(sys.subgraphs).map((s) => s.url)]) {
+      for (const [body, status, message] of [
+        ['{"query":', 400, 'The request body is not valid JSON.'],
+        [JSON.stringify({ query: '{ __typename }', padding: 'x'.repeat(2_200_000) }), 413, 'The request body is too large.'],
+      ] as const) {
+        const res = await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });
+        expect({ url, status: res.status, type: res.headers.get('content-type') }).toEqual({ url, status, type: expect.stringMatching(/^application\/json/) });
+        expect(await res.json()).toEqual({
+          errors: [{ message, extensions: { code: 'BAD_REQUEST', problem: { problemType: 'validation-failed', detail: message, extensions: {}, violations: [{ property: 'body', message }] } } }],
+        });
+      }
+    }
+  });
+
   it('answers an unreachable subgraph with the unavailable problem', async () => {
     const closed = http.createServer();
     const port = await listen(closed, 0, '127.0.0.1');

@@ -10,6 +10,7 @@ import { GraphQLError, type DocumentNode } from 'graphql';
 import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '../identity';
 import type { Logger } from '../logging';
 import { Problem } from '../problems';
+import { graphqlHttpErrors } from './http-errors';
 
 /** What every resolver receives. */
 export interface SubgraphContext {
@@ -76,6 +77,7 @@ export async function createSubgraph<C extends SubgraphContext>(
         return opts.extendContext ? opts.extendContext(base) : (base as C);
       },
     }),
+    graphqlHttpErrors(opts.logger),
   );
   return { app, server };
 }
