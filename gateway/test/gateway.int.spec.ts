@@ -170,6 +170,16 @@ describe('gateway in front of the real subgraphs', () => {
       expect(error!.path).toEqual(['createChannel']);
     });
 
+    it('text a subgraph cannot keep (an unpaired surrogate, a NUL) is refused naming the member, and nothing is stored', async () => {
+      const auth = bearer(backOffice('alpha'));
+      for (const name of ['Shop \ud800', 'Shop \u0000']) {
+        const res = await post(gw, CREATE_CHANNEL, { auth, variables: { input: { code: 'odd', name } } });
+        expect(res.body.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'input.name' }] });
+      }
+      const channels = await post(gw, '{ channels { id } }', { auth });
+      expect(channels.body.data!.channels.map((c: { id: string }) => c.id)).not.toContain('alpha-odd');
+    });
+
     it('forbidden for a channel identity that tries a change', async () => {
       const res = await post(gw, 'mutation { updateChannel(id: "alpha-shop", input: { name: "x" }) { id } }', { auth: bearer(alphaShop) });
       expect(res.body.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'forbidden' });

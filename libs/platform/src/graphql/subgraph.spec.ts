@@ -1,5 +1,8 @@
+import { graphql, parse } from 'graphql';
+import { buildSubgraphSchema } from '@apollo/subgraph';
 import { createLogger } from '../logging';
-import { formatSubgraphError, isUnstorableText } from './subgraph';
+import { Problem } from '../problems';
+import { formatSubgraphError, isUnstorableText, refusingUnstorableArguments } from './subgraph';
 
 describe('formatSubgraphError', () => {
   const logger = createLogger('test', 'silent');
@@ -27,5 +30,43 @@ describe('formatSubgraphError', () => {
       path: ['orders'],
       extensions: { code: 'INTERNAL_SERVER_ERROR', reference: expect.any(String) },
     });
+  });
+});
+
+describe('refusingUnstorableArguments', () => {
+  const calls: unknown[] = [];
+  const schema = refusingUnstorableArguments(
+    buildSubgraphSchema([
+      {
+        typeDefs: parse(`
+          input TrackingInput { carrier: String }
+          input ProgressInput { status: String!, trackingDetails: [TrackingInput!] }
+          type Query { ping(text: String): String, plain: String }
+          type Mutation { record(id: ID!, reason: String, input: ProgressInput): Boolean }
+        `),
+        resolvers: {
+          Query: { ping: (_: unknown, args: { text?: string }) => args.text ?? 'pong', plain: () => 'plain' },
+          Mutation: { record: (_: unknown, args: unknown) => (calls.push(args), true) },
+        } as never,
+      },
+    ]),
+  );
+  const run = (source: string, variableValues?: Record<string, unknown>) => graphql({ schema, source, variableValues });
+
+  it('refuses a NUL or an unpaired surrogate anywhere in a field\'s arguments, naming the member, before the resolver runs', async () => {
+    const res = await run('mutation ($input: ProgressInput, $reason: String) { record(id: "1", reason: $reason, input: $input) }', {
+      reason: 'late\u0000',
+      input: { status: 'dispatched', trackingDetails: [{ carrier: 'ok' }, { carrier: 'RM\ud800' }] },
+    });
+    const problem = res.errors?.[0]?.originalError;
+    expect(problem).toBeInstanceOf(Problem);
+    expect((problem as Problem).violations?.map((v) => v.property)).toEqual(['reason', 'input.trackingDetails[1].carrier']);
+    expect(calls).toEqual([]);
+  });
+
+  it('lets clean arguments and fields without arguments through', async () => {
+    expect((await run('{ ping(text: "😀 fine") plain }')).data).toEqual({ ping: '😀 fine', plain: 'plain' });
+    expect((await run('mutation { record(id: "1", reason: "late") }')).data).toEqual({ record: true });
+    expect(calls).toHaveLength(1);
   });
 });

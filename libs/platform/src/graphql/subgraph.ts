@@ -6,10 +6,11 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import express, { type Express } from 'express';
-import { GraphQLError, type DocumentNode } from 'graphql';
+import { defaultFieldResolver, GraphQLError, isObjectType, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '../identity';
 import type { Logger } from '../logging';
 import { Problem } from '../problems';
+import { unstorableTextMembers } from '../text';
 import { graphqlHttpErrors } from './http-errors';
 
 /** What every resolver receives. */
@@ -40,7 +41,7 @@ export async function createSubgraph<C extends SubgraphContext>(
   opts: SubgraphOptions<C>,
 ): Promise<{ app: Express; server: ApolloServer<C> }> {
   const server = new ApolloServer<C>({
-    schema: buildSubgraphSchema([{ typeDefs: opts.typeDefs, resolvers: opts.resolvers as never }]),
+    schema: refusingUnstorableArguments(buildSubgraphSchema([{ typeDefs: opts.typeDefs, resolvers: opts.resolvers as never }])),
     introspection: opts.introspection ?? false,
     includeStacktraceInErrorResponses: false,
     // Apollo's own SIGTERM/SIGINT handler would stop the server and re-raise the signal, killing the
@@ -80,6 +81,29 @@ export async function createSubgraph<C extends SubgraphContext>(
     graphqlHttpErrors(opts.logger),
   );
   return { app, server };
+}
+
+/**
+ * Every field that takes arguments first refuses text the platform cannot keep (a NUL, an unpaired
+ * surrogate) anywhere in them, naming the argument's member (`input.trackingDetails[0].carrier`):
+ * a validation failure before the resolver runs, so nothing is changed and nothing is stored with
+ * U+FFFD in place of the surrogate (as Prisma would). Services may check their own fields earlier
+ * and name them their way.
+ */
+export function refusingUnstorableArguments(schema: GraphQLSchema): GraphQLSchema {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      if (field.args.length === 0) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      field.resolve = (source, args, context, info) => {
+        const violations = unstorableTextMembers(args, 'arguments');
+        if (violations.length > 0) throw Problem.validation(violations);
+        return resolve(source, args, context, info);
+      };
+    }
+  }
+  return schema;
 }
 
 function unauthenticated(detail: string): GraphQLError {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Problem } from '@pf/platform/problems';
-import { unstorableTextMembers } from '../domain/violations';
+import { unstorableTextMembers } from '@pf/platform/text';
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
