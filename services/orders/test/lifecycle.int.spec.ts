@@ -287,6 +287,20 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       expect(problemOf(bad).problemType).toBe('order-state-forbids');
     });
 
+    it('a shipping method named when the order has its fulfilments is checked and taken, never ignored', async () => {
+      const q = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: (await create()).uuid, code: 'express' })).queueOrder;
+      const at = new Date(Date.now() + 7_200_000).toISOString();
+      const unknown = await s.gql<any>(s.urls.orders, t.backOffice, SCHEDULE_ORDER, { uuid: q.uuid, at, code: 'no-such-method' });
+      expect(problemOf(unknown)).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'shippingMethodCode' }] });
+      expect(await read(q.uuid)).toEqual(q);
+      const scheduled = (await s.ok<any>(t.backOffice, SCHEDULE_ORDER, { uuid: q.uuid, at, code: 'std' })).scheduleOrder;
+      expect(scheduled.status).toBe('scheduled');
+      expect(scheduled.fulfilments.map((f: any) => [f.uuid, f.shippingMethod])).toEqual(q.fulfilments.map((f: any) => [f.uuid, { code: 'std', name: 'Standard' }]));
+      const processed = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: q.uuid })).processOrderNow;
+      expect(processed.fulfilments.every((f: any) => f.status === 'processing' && f.shippingMethod.code === 'std')).toBe(true);
+      expect(await read(q.uuid)).toEqual(processed);
+    });
+
     it('integrations cannot use merchant actions', async () => {
       const o = await create();
       expect(problemOf(await s.gql(s.urls.orders, t.shop, QUEUE_ORDER, { uuid: o.uuid })).problemType).toBe('forbidden');

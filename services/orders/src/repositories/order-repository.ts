@@ -439,6 +439,17 @@ export function deleteFulfilments(tx: Tx, orderUuid: string): void {
   tx.defer(DELETE_FULFILMENTS([orderUuid]));
 }
 
+const SET_DRAFT_FULFILMENTS_SHIPPING_METHOD = statement(
+  'orders',
+  `UPDATE orders.fulfilment SET shipping_method_code = $2, shipping_method_name = $3, updated_at = $4
+    WHERE order_uuid = $1::uuid AND status = 'draft'`,
+);
+
+/** The shipping method of every draft fulfilment of the order. */
+export function setDraftFulfilmentsShippingMethod(tx: Tx, orderUuid: string, method: ShippingMethodChoice, at: Date): void {
+  tx.defer(SET_DRAFT_FULFILMENTS_SHIPPING_METHOD([orderUuid, method.code, method.name, at]));
+}
+
 const SET_FULFILMENT_STATUSES = statement(
   'orders',
   `UPDATE orders.fulfilment f SET status = c.status, updated_at = $3

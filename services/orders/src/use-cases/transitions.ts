@@ -13,6 +13,7 @@ import {
   insertFulfilments,
   insertStatusChange,
   setFulfilmentStatuses,
+  setDraftFulfilmentsShippingMethod,
   setTimer,
   updateOrder,
   type Tx,
@@ -224,7 +225,10 @@ async function confirmationChecks(ctx: ChangeContext, order: Order, shippingMeth
  * then one draft fulfilment per supplier location the stock was held in.
  */
 async function ensureFulfilments(ctx: ChangeContext, order: Order, next: Order, shippingMethodCode: string | null | undefined): Promise<void> {
-  if (order.fulfilments.length > 0) return;
+  if (order.fulfilments.length > 0) {
+    if (shippingMethodCode !== null && shippingMethodCode !== undefined) await changeShippingMethod(ctx, order, next, shippingMethodCode);
+    return;
+  }
   const method = await confirmationChecks(ctx, order, shippingMethodCode);
   const outcome = await holdLines(ctx.deps, order, order.lines);
   if (outcome.kind === 'short') throw stockShortProblem(order, outcome.shortages);
@@ -235,6 +239,21 @@ async function ensureFulfilments(ctx: ChangeContext, order: Order, next: Order, 
   next.fulfilments = asDraftFulfilments(built, at);
   next.stockHeld = true;
   next.shippingMethod = method;
+}
+
+/**
+ * A shipping method named when the order has its fulfilments already (queueing, scheduling or
+ * processing a queued or held order): checked as at confirmation (the team's, active, serving the
+ * address) and taken by the order and its draft fulfilments; never ignored.
+ */
+async function changeShippingMethod(ctx: ChangeContext, order: Order, next: Order, shippingMethodCode: string): Promise<void> {
+  const methods = (await teamFactsOf(ctx, order.teamCode)).shippingMethods;
+  const choice = chooseShippingMethod(methods, shippingMethodCode, order.shippingDetails?.country?.code ?? null);
+  if (!choice.ok) throw Problem.validation(choice.violations);
+  if (order.shippingMethod?.code === choice.method.code && order.shippingMethod.name === choice.method.name) return;
+  next.shippingMethod = choice.method;
+  next.fulfilments = next.fulfilments.map((f) => (f.status === 'draft' ? { ...f, shippingMethod: choice.method, updatedAt: next.updatedAt } : f));
+  setDraftFulfilmentsShippingMethod(ctx.tx, order.uuid, choice.method, next.updatedAt);
 }
 
 /** Sends every draft fulfilment to its supplier: the holds are consumed, the fulfilments are processing. */
