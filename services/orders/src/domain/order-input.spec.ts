@@ -1,4 +1,4 @@
-import { confirmationAddressViolations, parseInstant, validateLines, validateOrderInput, validateShippingDetails } from './order-input';
+import { confirmationAddressViolations, parseInstant, reasonViolations, REASON_MAX_LENGTH, validateLines, validateOrderInput, validateShippingDetails } from './order-input';
 
 const line = (sku: string, quantity = 1, lineNumber?: number) => ({ product: { sku }, quantity, ...(lineNumber !== undefined ? { lineNumber } : {}) });
 const props = (r: { ok: boolean; violations?: { property: string }[] }) => (r.ok ? [] : r.violations!.map((v) => v.property));
@@ -150,5 +150,15 @@ describe('order input (rule O4)', () => {
       shippingDetails: { city: 'L\udfff', address1: '😀' },
     });
     expect(v.ok ? [] : v.violations.map((x) => x.property).sort()).toEqual(['orderLines[0].product.sku', 'orderNumber', 'printTrailOrderNumber', 'shippingDetails.city']);
+  });
+});
+
+describe('reasonViolations', () => {
+  it('takes no reason or 1 to 500 characters, named as asked', () => {
+    expect(reasonViolations(null)).toEqual([]);
+    expect(reasonViolations(undefined)).toEqual([]);
+    expect(reasonViolations('😀'.repeat(REASON_MAX_LENGTH))).toEqual([]);
+    expect(reasonViolations('x'.repeat(REASON_MAX_LENGTH + 1))).toEqual([{ property: 'reason', message: 'At most 500 characters.' }]);
+    expect(reasonViolations('', 'input.reason')).toEqual([{ property: 'input.reason', message: expect.any(String) }]);
   });
 });

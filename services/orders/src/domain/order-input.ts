@@ -107,12 +107,21 @@ function tooLong(property: string, max: number): Violation {
   return { property, message: `At most ${max} characters.` };
 }
 
-function textViolations(value: string | null | undefined, property: string, max: number, required: boolean): Violation[] {
+/** A text member: required or not, not empty, storable, at most `max` characters. */
+export function textViolations(value: string | null | undefined, property: string, max: number, required: boolean): Violation[] {
   if (value === null || value === undefined) return required ? [{ property, message: 'Required.' }] : [];
   if (value.length === 0) return [{ property, message: 'Must not be empty.' }];
   const unstorable = unstorableText(value, property);
   if (unstorable) return [unstorable];
   return longerThan(value, max) ? [tooLong(property, max)] : [];
+}
+
+/** Longest `reason` of a merchant action or a supplier's progress (kept in the status history, shown on dashboards). */
+export const REASON_MAX_LENGTH = 500;
+
+/** A merchant's or supplier's reason: optional, 1 to REASON_MAX_LENGTH characters. */
+export function reasonViolations(reason: string | null | undefined, property = 'reason'): Violation[] {
+  return textViolations(reason, property, REASON_MAX_LENGTH, false);
 }
 
 /** Text the platform cannot keep (U+0000, an unpaired surrogate: `unstorableTextMessage`), named; never a 500. */

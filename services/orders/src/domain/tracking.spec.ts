@@ -1,5 +1,6 @@
 import type { Fulfilment } from './model';
-import { needsTeamMethods, withShippingMethod, withTrackingAdded, type NewTracking } from './tracking';
+import { Problem } from '@pf/platform/problems';
+import { needsTeamMethods, validateTracking, withShippingMethod, withTrackingAdded, type NewTracking } from './tracking';
 
 const detail = (extra: Partial<NewTracking> = {}): NewTracking => ({
   carrier: 'DPD',
@@ -55,6 +56,39 @@ describe('tracking details', () => {
     expect(withTrackingAdded(fulfilment, [detail({ trackingNumber: 'B' })], now).trackingDetails).toEqual([
       earlier,
       { ...detail({ trackingNumber: 'B' }), fulfilmentUuid: 'f-1', createdAt: now },
+    ]);
+  });
+});
+
+describe('validateTracking', () => {
+  const refused = (details: Parameters<typeof validateTracking>[0]) => {
+    try {
+      validateTracking(details, 'input.trackingDetails');
+    } catch (err) {
+      return (err as Problem).violations?.map((v) => v.property);
+    }
+    return [];
+  };
+
+  it('keeps valid details, absent members as null', () => {
+    expect(validateTracking([{ carrier: 'DPD', trackingUrl: 'https://track.example/1?x=y' }], 'trackingDetails')).toEqual([
+      { carrier: 'DPD', trackingNumber: null, trackingUrl: 'https://track.example/1?x=y', methodCode: null, methodName: null },
+    ]);
+    expect(refused([{ trackingUrl: 'http://track.example' }])).toEqual([]);
+  });
+
+  it('refuses a tracking URL that is not an absolute http or https link', () => {
+    for (const url of ['javascript:alert(1)', 'data:text/html,x', 'ftp://track.example/1', '/track/1', 'track.example/1', 'https://']) {
+      expect({ url, refused: refused([{ carrier: 'DPD', trackingUrl: url }]) }).toEqual({ url, refused: ['input.trackingDetails[0].trackingUrl'] });
+    }
+  });
+
+  it('counts characters, refuses empty members and names the detail without carrier, number or URL', () => {
+    expect(refused([{ carrier: '😀'.repeat(255) }])).toEqual([]);
+    expect(refused([{ carrier: 'x'.repeat(256) }, { carrier: '', trackingNumber: '1' }, { methodName: 'Express' }])).toEqual([
+      'input.trackingDetails[0].carrier',
+      'input.trackingDetails[1].carrier',
+      'input.trackingDetails[2]',
     ]);
   });
 });

@@ -1,7 +1,56 @@
+import { Problem, type Violation } from '@pf/platform/problems';
 import type { Fulfilment, ShippingMethodChoice, TrackingDetail } from './model';
+import { textViolations } from './order-input';
 
 /** A tracking detail as recorded, before it belongs to a fulfilment. */
 export type NewTracking = Omit<TrackingDetail, 'fulfilmentUuid' | 'createdAt'>;
+
+/** A tracking detail as the back-office or a supplier sends it. */
+export interface TrackingDetailInput {
+  carrier?: string | null;
+  trackingNumber?: string | null;
+  trackingUrl?: string | null;
+  methodCode?: string | null;
+  methodName?: string | null;
+}
+
+const TRACKING_LIMITS = { carrier: 255, trackingNumber: 255, trackingUrl: 2000, methodCode: 255, methodName: 255 } as const;
+
+/**
+ * Tracking details as recorded, or a validation failure naming each bad member: each member 1 to
+ * its limit in characters, at least one of carrier, number and URL, and the URL an absolute
+ * `http`/`https` one (it is shown to merchants and sent to shops as a link: `javascript:` and
+ * the like are refused).
+ */
+export function validateTracking(details: readonly TrackingDetailInput[], property: string): NewTracking[] {
+  const violations: Violation[] = [];
+  const out = details.map((d, i) => {
+    for (const [key, max] of Object.entries(TRACKING_LIMITS) as [keyof TrackingDetailInput, number][]) {
+      violations.push(...textViolations(d[key], `${property}[${i}].${key}`, max, false));
+    }
+    if (d.trackingUrl && !isWebLink(d.trackingUrl)) {
+      violations.push({ property: `${property}[${i}].trackingUrl`, message: 'An absolute http or https URL.' });
+    }
+    if (!d.carrier && !d.trackingNumber && !d.trackingUrl) {
+      violations.push({ property: `${property}[${i}]`, message: 'Give at least one of carrier, trackingNumber, trackingUrl.' });
+    }
+    return {
+      carrier: d.carrier ?? null,
+      trackingNumber: d.trackingNumber ?? null,
+      trackingUrl: d.trackingUrl ?? null,
+      methodCode: d.methodCode ?? null,
+      methodName: d.methodName ?? null,
+    };
+  });
+  if (violations.length > 0) throw Problem.validation(violations);
+  return out;
+}
+
+function isWebLink(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+}
 
 /**
  * Tracking details as the fulfilment keeps them, with the service's shipping method code

@@ -1,7 +1,7 @@
 import { teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order } from '../domain/model';
-import { parseInstant } from '../domain/order-input';
+import { parseInstant, reasonViolations } from '../domain/order-input';
 import { decide, FULFILLABLE_STATUSES, isFinished, type FulfillableStatus, type OrderState, type OrderTrigger } from '../domain/order-state-machine';
 import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
 import { noRead } from '@pf/platform/db/transaction';
@@ -104,6 +104,8 @@ export async function merchantAction(
   opts: { reason?: string | null; shippingMethodCode?: string | null; scheduledAt?: string | null } = {},
 ): Promise<Order> {
   requireMerchant(identity);
+  const invalidReason = reasonViolations(opts.reason);
+  if (invalidReason.length > 0) throw Problem.validation(invalidReason);
   let scheduledAt: Date | undefined;
   if (action === 'schedule') {
     const parsed = parseInstant(opts.scheduledAt ?? '', 'scheduledAt');
@@ -134,10 +136,11 @@ export async function merchantAction(
 /** Back-office or supplier: the order's fulfillable status changed; one event when it did. */
 export async function setFulfillableStatus(deps: OrdersDeps, identity: Identity, uuid: string, value: string, reason?: string | null): Promise<Order> {
   requireMerchant(identity);
-  if (!(FULFILLABLE_STATUSES as readonly string[]).includes(value)) {
-    const v: Violation = { property: 'fulfillableStatus', message: `One of ${FULFILLABLE_STATUSES.join(', ')}.` };
-    throw Problem.validation([v]);
-  }
+  const invalid: Violation[] = [
+    ...(!(FULFILLABLE_STATUSES as readonly string[]).includes(value) ? [{ property: 'fulfillableStatus', message: `One of ${FULFILLABLE_STATUSES.join(', ')}.` }] : []),
+    ...reasonViolations(reason),
+  ];
+  if (invalid.length > 0) throw Problem.validation(invalid);
   return changeVisibleOrder(
     deps,
     identity,

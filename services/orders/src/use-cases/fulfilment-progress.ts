@@ -1,8 +1,10 @@
 import { read, type Queryable } from '@pf/platform/db/transaction';
 import type { Identity } from '@pf/platform/identity';
-import { Problem, type Violation } from '@pf/platform/problems';
+import { Problem } from '@pf/platform/problems';
 import type { Order, ShippingMethodChoice } from '../domain/model';
-import { needsTeamMethods, withShippingMethod, withTrackingAdded, type NewTracking } from '../domain/tracking';
+import type { TrackingDetailInput } from '../domain/tracking';
+import { needsTeamMethods, validateTracking, withShippingMethod, withTrackingAdded, type NewTracking } from '../domain/tracking';
+import { reasonViolations } from '../domain/order-input';
 import {
   acceptsSupplierProgress,
   deriveFromFulfilments,
@@ -18,39 +20,6 @@ import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { stateForbids } from './change-order';
 import { changeContext, moveFulfilments, saveOrder, takeStockSteps } from './transitions';
-
-export interface TrackingDetailInput {
-  carrier?: string | null;
-  trackingNumber?: string | null;
-  trackingUrl?: string | null;
-  methodCode?: string | null;
-  methodName?: string | null;
-}
-
-
-const TRACKING_LIMITS = { carrier: 255, trackingNumber: 255, trackingUrl: 2000, methodCode: 255, methodName: 255 } as const;
-
-export function validateTracking(details: readonly TrackingDetailInput[], property: string): NewTracking[] {
-  const violations: Violation[] = [];
-  const out = details.map((d, i) => {
-    for (const [key, max] of Object.entries(TRACKING_LIMITS) as [keyof TrackingDetailInput, number][]) {
-      const v = d[key];
-      if (v !== null && v !== undefined && (v.length === 0 || v.length > max)) violations.push({ property: `${property}[${i}].${key}`, message: `1 to ${max} characters.` });
-    }
-    if (!d.carrier && !d.trackingNumber && !d.trackingUrl) {
-      violations.push({ property: `${property}[${i}]`, message: 'Give at least one of carrier, trackingNumber, trackingUrl.' });
-    }
-    return {
-      carrier: d.carrier ?? null,
-      trackingNumber: d.trackingNumber ?? null,
-      trackingUrl: d.trackingUrl ?? null,
-      methodCode: d.methodCode ?? null,
-      methodName: d.methodName ?? null,
-    };
-  });
-  if (violations.length > 0) throw Problem.validation(violations);
-  return out;
-}
 
 /**
  * `fulfilment.tracking-created` (webhook `fulfilment-tracking-created`): its
@@ -86,10 +55,12 @@ export async function recordFulfilmentProgress(
   input: { status: string; trackingDetails?: TrackingDetailInput[] | null; reason?: string | null },
 ): Promise<Order> {
   requireMerchant(identity);
-  if (!isFulfilmentStatus(input.status) || !SUPPLIER_PROGRESS.includes(input.status)) {
-    throw Problem.validation([{ property: 'input.status', message: `One of ${SUPPLIER_PROGRESS.join(', ')}.` }]);
-  }
-  const to: FulfilmentStatus = input.status;
+  const invalid = [
+    ...(!isFulfilmentStatus(input.status) || !SUPPLIER_PROGRESS.includes(input.status) ? [{ property: 'input.status', message: `One of ${SUPPLIER_PROGRESS.join(', ')}.` }] : []),
+    ...reasonViolations(input.reason, 'input.reason'),
+  ];
+  if (invalid.length > 0) throw Problem.validation(invalid);
+  const to = input.status as FulfilmentStatus;
   const tracking = validateTracking(input.trackingDetails ?? [], 'input.trackingDetails');
   const scope = scopeOf(identity);
   return inTransaction(deps, async (tx, unit) => {

@@ -5,7 +5,8 @@ import { amendOrderLines } from './amend-order';
 import { cancelOrder, confirmOrder, merchantAction, setFulfillableStatus, type MerchantAction } from './change-order';
 import { createOrder, enterOrder, importOrders } from './create-order';
 import type { OrdersDeps } from './deps';
-import { addFulfilmentTracking, recordFulfilmentProgress, type TrackingDetailInput } from './fulfilment-progress';
+import type { TrackingDetailInput } from '../domain/tracking';
+import { addFulfilmentTracking, recordFulfilmentProgress } from './fulfilment-progress';
 import { findVisibleOrder, getOrder, listOrders, statusHistory, type OrderFilter, type OrderSort } from './read-orders';
 import { applyReadModelEvent } from './read-models';
 
@@ -13,7 +14,7 @@ export type { OrdersDeps } from './deps';
 export type { AmendmentResult, Amendment } from './amend-order';
 export type { OrderFilter, OrderPage, OrderSort } from './read-orders';
 export type { MerchantAction } from './change-order';
-export type { TrackingDetailInput } from './fulfilment-progress';
+export type { TrackingDetailInput } from '../domain/tracking';
 
 /** The orders use cases bound to their dependencies; what resolvers, consumers and workers call. */
 export class OrdersUseCases {
