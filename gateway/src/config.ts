@@ -1,4 +1,5 @@
 import { env, loadConfig } from '@pf/platform/config';
+import { DEFAULT_OPERATION_LIMITS } from './operation-limits';
 import { DEFAULT_SUPERGRAPH_PATH, readSubgraphList, subgraphUrlShape, subgraphUrlsOf } from './subgraphs';
 
 /** The gateway's own settings, read from the environment (ServiceDeps.env). */
@@ -11,6 +12,14 @@ export const gatewayConfigShape = {
   GATEWAY_SUBGRAPH_CONNECTIONS: env.int(128, 1, 10_000),
   /** Longest wait for a subgraph's response headers, and for its body. */
   GATEWAY_SUBGRAPH_TIMEOUT_MS: env.int(30_000, 100, 600_000),
+  /** Most aliases in one operation (a bigger one is refused before any subgraph is asked). */
+  GATEWAY_MAX_ALIASES: env.int(DEFAULT_OPERATION_LIMITS.maxAliases, 1, 10_000),
+  /** Deepest selection in one operation. */
+  GATEWAY_MAX_DEPTH: env.int(DEFAULT_OPERATION_LIMITS.maxDepth, 2, 1_000),
+  /** Highest static cost of one operation (graphql-armor's: 2 per object field, 1 per scalar, growing with depth). */
+  GATEWAY_MAX_COST: env.int(DEFAULT_OPERATION_LIMITS.maxCost, 10, 10_000_000),
+  /** Most lexical tokens in one document. */
+  GATEWAY_MAX_TOKENS: env.int(DEFAULT_OPERATION_LIMITS.maxTokens, 100, 10_000_000),
 };
 
 export type GatewayConfig = ReturnType<typeof loadGatewayConfig>;
@@ -28,6 +37,12 @@ export function loadGatewayConfig(source: NodeJS.ProcessEnv = process.env) {
     GATEWAY_INTROSPECTION: cfg.GATEWAY_INTROSPECTION,
     GATEWAY_SUBGRAPH_CONNECTIONS: cfg.GATEWAY_SUBGRAPH_CONNECTIONS,
     GATEWAY_SUBGRAPH_TIMEOUT_MS: cfg.GATEWAY_SUBGRAPH_TIMEOUT_MS,
+    operationLimits: {
+      maxAliases: cfg.GATEWAY_MAX_ALIASES,
+      maxDepth: cfg.GATEWAY_MAX_DEPTH,
+      maxCost: cfg.GATEWAY_MAX_COST,
+      maxTokens: cfg.GATEWAY_MAX_TOKENS,
+    },
     subgraphUrls: subgraphUrlsOf(cfg, list),
   };
 }

@@ -14,6 +14,7 @@ import { graphqlHttpErrors } from '@pf/platform/graphql/http-errors';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GatewayContext } from './context';
 import { formatGatewayError, unauthenticatedBody } from './errors';
+import { DEFAULT_OPERATION_LIMITS, operationLimitRules, type OperationLimits } from './operation-limits';
 import { SubgraphDataSource } from './subgraph-data-source';
 import { createSubgraphFetcher, type SubgraphFetcherOptions } from './subgraph-fetcher';
 
@@ -29,6 +30,8 @@ export interface GatewayOptions {
   introspection?: boolean;
   /** Connection pool to the subgraphs. */
   subgraphPool?: SubgraphFetcherOptions;
+  /** Bounds of one operation (DEFAULT_OPERATION_LIMITS unless given). */
+  operationLimits?: OperationLimits;
 }
 
 export interface Gateway {
@@ -61,10 +64,15 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     buildService: ({ name, url }) =>
       new SubgraphDataSource({ name, url: opts.subgraphUrls?.[name] ?? url!, fetcher: pool.fetcher, logger }),
   });
+  const limits = opts.operationLimits ?? DEFAULT_OPERATION_LIMITS;
   const server = new ApolloServer<GatewayContext>({
     gateway,
     introspection: opts.introspection ?? false,
     includeStacktraceInErrorResponses: false,
+    // Without introspection, "Did you mean ...?" in validation errors would spell the schema out.
+    hideSchemaDetailsFromClientErrors: !(opts.introspection ?? false),
+    validationRules: operationLimitRules(limits),
+    parseOptions: { maxTokens: limits.maxTokens },
     // The Lifecycle of the process owns signals and shutdown order.
     stopOnTerminationSignals: false,
     // Compact JSON: the default pretty-prints every response.

@@ -27,6 +27,7 @@ export const gatewayService: ServiceDefinition = {
       logger: deps.logger,
       introspection: cfg.GATEWAY_INTROSPECTION,
       subgraphPool: { connections: cfg.GATEWAY_SUBGRAPH_CONNECTIONS, timeoutMs: cfg.GATEWAY_SUBGRAPH_TIMEOUT_MS },
+      operationLimits: cfg.operationLimits,
     });
     return {
       app: gateway.app,

@@ -223,6 +223,21 @@ describe('gateway in front of the real subgraphs', () => {
     }
   });
 
+  it('refuses an operation over its limits (aliases, tokens) at validation, before any subgraph is asked, and suggests no field names', async () => {
+    const auth = bearer(backOffice('alpha'));
+    clearReceived();
+    const aliases = await post(gw, `{ ${Array.from({ length: 16 }, (_, i) => `t${i}: team { code }`).join(' ')} }`, { auth });
+    expect(aliases.status).toBe(400);
+    expect(aliases.body.errors).toEqual([expect.objectContaining({ message: 'Aliases limit of 15 exceeded, found 16.', extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })]);
+    const tokens = await post(gw, `{ team { ${'code '.repeat(50_000)} } }`, { auth });
+    expect(tokens.status).toBe(400);
+    expect(tokens.body.errors?.[0]?.message).toMatch(/more \w+ 50000 tokens/);
+    expect(allReceived()).toEqual([]);
+    const typo = await post(gw, '{ team { cod } }', { auth });
+    expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    expect((await post(gw, `{ ${Array.from({ length: 15 }, (_, i) => `t${i}: team { code }`).join(' ')} }`, { auth })).body.errors).toBeUndefined();
+  });
+
   it('answers an unreachable subgraph with the unavailable problem', async () => {
     const closed = http.createServer();
     const port = await listen(closed, 0, '127.0.0.1');
