@@ -1,5 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import type pg from 'pg';
+import { openPool } from '@pf/platform/db/pool';
+import type { Logger } from '@pf/platform/logging';
 import { PrismaClient } from './generated/prisma/client';
 
 /** The Postgres schema orders owns; its outbox_event and inbox_event tables are in it. */
@@ -16,6 +18,6 @@ export function createPrismaClient(databaseUrl: string, poolMax = 4): PrismaClie
  * The pg pool of the use cases: the order paths are typed raw SQL (Prisma's nested writes cost
  * several times more per order on the hot path).
  */
-export function createPool(databaseUrl: string, max = 10): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max });
+export function createPool(databaseUrl: string, max = 10, logger?: Logger): pg.Pool {
+  return openPool({ connectionString: databaseUrl, max }, logger, 'orders');
 }

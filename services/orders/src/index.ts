@@ -34,7 +34,7 @@ export const ordersService: ServiceDefinition = {
   async create(deps) {
     const cfg = loadOrdersConfig(deps.env);
     const prisma = createPrismaClient(deps.databaseUrl, cfg.ORDERS_PRISMA_POOL_MAX);
-    const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX);
+    const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX, deps.logger);
     pool.on('error', (err) => deps.logger.warn({ err }, 'idle database connection failed'));
     const stock = new StockClient({
       url: cfg.STOCK_URL,

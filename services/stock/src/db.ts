@@ -1,5 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import type pg from 'pg';
+import { openPool } from '@pf/platform/db/pool';
 import type { Logger } from '@pf/platform/logging';
 import { PrismaClient } from './generated/prisma/client';
 import { STOCK_SCHEMA } from './use-cases/deps';
@@ -20,9 +21,7 @@ export interface StockDb {
  */
 export function openStockDb(databaseUrl: string, poolMax = 10, logger?: Logger): StockDb {
   // A transaction waits at most 10 s for a connection (Prisma's interactive transactions waited as long).
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: poolMax, connectionTimeoutMillis: 10_000 });
-  // An idle connection the server closed is dropped by the pool; unlistened, the event would end the process.
-  pool.on('error', (err) => logger?.warn({ err }, 'idle stock database connection failed'));
+  const pool = openPool({ connectionString: databaseUrl, max: poolMax, connectionTimeoutMillis: 10_000 }, logger, 'stock');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema: STOCK_SCHEMA }) });
   return {
     pool,

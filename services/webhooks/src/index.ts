@@ -67,8 +67,7 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
   }
   const logger = deps.logger;
   const prisma = createPrismaClient(deps.databaseUrl, config.WEBHOOKS_DB_POOL_MAX);
-  const pool = createQueuePool(deps.databaseUrl, config.WEBHOOKS_QUEUE_POOL_MAX);
-  pool.on('error', (err) => logger.warn({ err }, 'idle queue connection failed'));
+  const pool = createQueuePool(deps.databaseUrl, config.WEBHOOKS_QUEUE_POOL_MAX, deps.logger);
   const resolver = overrides.resolver ?? new SystemResolver();
   const policy = { allowedRanges: config.allowedRanges };
   if (config.allowedRanges.length > 0 || config.extraCa) {

@@ -49,6 +49,25 @@ describe('inPgTransaction (real Postgres)', () => {
     expect(pool.totalCount).toBeLessThanOrEqual(2);
   });
 
+  it('a connection the server drops while the transaction waits fails that change, not the process; the pool goes on with a new one', async () => {
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      const change = inPgTransaction(pool, async (tx) => {
+        const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+        await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+        // The 'error' event arrives while nothing is being sent (as while another service is called).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await tx.query('INSERT INTO item VALUES (9)');
+      });
+      await expect(change).rejects.toThrow();
+    } finally {
+      await admin.end();
+    }
+    expect(await ids()).not.toContain(9);
+    for (let i = 0; i < 4; i++) expect(await inPgTransaction(pool, async (tx) => (await tx.query('SELECT 1 AS one')).rows[0])).toEqual({ one: 1 });
+  });
+
   it('sends BEGIN with the first statement and deferred writes with COMMIT, in call order', async () => {
     const sent: string[] = [];
     const seen = await inPgTransaction(pool, async (tx) => {

@@ -126,12 +126,19 @@ export class PgTransaction implements Queryable {
 /**
  * Runs `work` in one transaction on one pooled connection: COMMIT when it returns, ROLLBACK when it
  * throws (the error is rethrown). A connection whose ROLLBACK failed is in an unknown state: it is
- * closed instead of going back to the pool.
+ * closed instead of going back to the pool. So is one the server dropped meanwhile: pg reports that
+ * as an 'error' event on the checked-out client (while the transaction waits on something else, a
+ * call to another service say), which unlistened would end the process; the transaction's next
+ * statement or COMMIT then fails, and the change with it.
  */
 export async function inPgTransaction<R>(pool: pg.Pool, work: (tx: PgTransaction) => Promise<R>): Promise<R> {
   const client = await pool.connect();
   const tx = new PgTransaction(client);
   let broken: Error | undefined;
+  const onError = (err: Error) => {
+    broken ??= err;
+  };
+  client.on('error', onError);
   try {
     const result = await work(tx);
     await tx.commit();
@@ -140,6 +147,7 @@ export async function inPgTransaction<R>(pool: pg.Pool, work: (tx: PgTransaction
     await tx.rollback().catch((e: Error) => (broken = e));
     throw err;
   } finally {
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }

@@ -1,7 +1,8 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import type { DocumentNode } from 'graphql';
-import pg from 'pg';
+import type pg from 'pg';
 import type { EventBus, Subscription } from '../bus/bus';
+import { openPool } from '../db/pool';
 import { createSubgraph, type SubgraphContext } from '../graphql/subgraph';
 import type { JwtVerifyOptions } from '../identity';
 import type { Logger } from '../logging';
@@ -35,8 +36,7 @@ export interface SubgraphServiceOptions<C extends SubgraphContext> {
 export async function createSubgraphService<C extends SubgraphContext>(
   opts: SubgraphServiceOptions<C>,
 ): Promise<ServiceInstance & { pool: pg.Pool; relay: OutboxRelay }> {
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 4 });
-  pool.on('error', (err) => opts.logger.warn({ err }, 'idle database connection failed'));
+  const pool = openPool({ connectionString: opts.databaseUrl, max: 4 }, opts.logger, 'service');
   const relay = new OutboxRelay({ pool, schema: opts.schema, bus: opts.bus, logger: opts.logger, ...opts.relay });
   const { app, server } = await createSubgraph({
     name: opts.name,

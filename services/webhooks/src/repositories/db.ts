@@ -1,5 +1,7 @@
 import { PrismaPg } from '@prisma/adapter-pg';
-import pg from 'pg';
+import type pg from 'pg';
+import { openPool } from '@pf/platform/db/pool';
+import type { Logger } from '@pf/platform/logging';
 import { inPgTransaction, type QueryRows } from '@pf/platform/db/transaction';
 import { pgSql, type RawSql } from '@pf/platform/outbox/sql';
 import { PrismaClient } from '../generated/prisma/client';
@@ -18,8 +20,8 @@ export function createPrismaClient(databaseUrl: string, poolMax = 5): PrismaClie
  * The pg pool of the queue, the consumers and the stock windows. Every connection runs with
  * search_path = webhooks, so the SQL names its tables unqualified, like the migrations.
  */
-export function createQueuePool(databaseUrl: string, max = 8): pg.Pool {
-  return new pg.Pool({ connectionString: databaseUrl, max, options: `-c search_path=${WEBHOOKS_SCHEMA}` });
+export function createQueuePool(databaseUrl: string, max = 8, logger?: Logger): pg.Pool {
+  return openPool({ connectionString: databaseUrl, max, options: `-c search_path=${WEBHOOKS_SCHEMA}` }, logger, 'webhooks');
 }
 
 /** A transaction on one pooled connection; also what the platform's inbox needs (`RawSql`). */
