@@ -15,7 +15,7 @@ export const ordersConfigShape = {
   ORDERS_TIMER_LEASE_MS: env.int(60_000, 100, 3_600_000),
   /** Timers claimed per poll. */
   ORDERS_TIMER_BATCH: env.int(20, 1, 1000),
-  /** Failed attempts to send an order before it could not be sent (`holding`, confirmedAt kept). */
+  /** Failed attempts to send an order before it could not be sent (`holding`, confirmedAt kept); the stock service or the database out of reach is waited out instead. */
   ORDERS_TIMER_MAX_ATTEMPTS: env.int(8, 1, 1000),
   /** The stock subgraph, called directly for holds (with a service identity this service signs). */
   STOCK_URL: env.url('http://127.0.0.1:4103/graphql'),

@@ -130,12 +130,31 @@ describe('durable timers: countdowns and schedules', () => {
 
   it('a move that keeps failing is retried, then the order could not be sent: holding with confirmedAt kept', async () => {
     const o = await confirmed();
-    await worker({ STOCK_URL: 'http://127.0.0.1:9/graphql', STOCK_TIMEOUT_MS: '500', ORDERS_TIMER_MAX_ATTEMPTS: '3', ORDERS_TIMER_LEASE_MS: '300' });
-    const e = await eventually(async () => ((await read(o.uuid)).status === 'holding' ? read(o.uuid) : undefined), 20_000);
-    expect(e.confirmedAt).toBe(o.confirmedAt);
-    const last = (await history(o.uuid)).at(-1);
-    expect(last).toMatchObject({ from_status: 'queued', to_status: 'holding', trigger: 'processing-failed', actor: 'timer' });
-    const { rows } = await s.pool.query('SELECT count(*)::int AS n FROM orders.order_timer WHERE order_uuid = $1', [o.uuid]);
-    expect(rows[0].n).toBe(0);
+    // A lasting refusal: the database will not take this order's fulfilments as sent.
+    const constraint = `timer_test_${uniqueSuffix().replace(/\W/g, '_')}`;
+    await s.pool.query(`ALTER TABLE orders.fulfilment ADD CONSTRAINT ${constraint} CHECK (status <> 'processing' OR order_uuid <> '${o.uuid}'::uuid)`);
+    try {
+      await worker({ ORDERS_TIMER_MAX_ATTEMPTS: '3', ORDERS_TIMER_LEASE_MS: '300' });
+      const e = await eventually(async () => ((await read(o.uuid)).status === 'holding' ? read(o.uuid) : undefined), 20_000);
+      expect(e.confirmedAt).toBe(o.confirmedAt);
+      const last = (await history(o.uuid)).at(-1);
+      expect(last).toMatchObject({ from_status: 'queued', to_status: 'holding', trigger: 'processing-failed', actor: 'timer' });
+      const { rows } = await s.pool.query('SELECT count(*)::int AS n FROM orders.order_timer WHERE order_uuid = $1', [o.uuid]);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await s.pool.query(`ALTER TABLE orders.fulfilment DROP CONSTRAINT ${constraint}`);
+    }
   }, 30_000);
+
+  it('a stock service out of reach is waited out past the attempts: the order stays queued and is sent once stock answers', async () => {
+    const o = await confirmed();
+    const cut = await worker({ STOCK_URL: 'http://127.0.0.1:9/graphql', STOCK_TIMEOUT_MS: '500', ORDERS_TIMER_MAX_ATTEMPTS: '2', ORDERS_TIMER_LEASE_MS: '300' });
+    const attempts = async () => (await s.pool.query('SELECT attempts FROM orders.order_timer WHERE order_uuid = $1', [o.uuid])).rows[0]?.attempts as number | undefined;
+    await eventually(async () => ((await attempts()) ?? 0) >= 4 || undefined, 20_000);
+    expect((await read(o.uuid)).status).toBe('queued');
+    await cut.stop();
+    await worker();
+    const p = await processed(o.uuid);
+    expect(p.confirmedAt).toBe(o.confirmedAt);
+  }, 40_000);
 });

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from '@pf/platform/logging';
+import { Problem } from '@pf/platform/problems';
+import { StockUnavailableError } from '../adapters/stock-client';
 import { claimDueTimers, releaseAfterFailure } from '../repositories/timer-repository';
 import type { OrdersDeps } from '../use-cases/deps';
 import { fireTimer } from '../use-cases/fire-timer';
@@ -9,7 +11,7 @@ export interface TimerWorkerOptions {
   pollMs: number;
   leaseMs: number;
   batch: number;
-  /** Failed attempts before the order moves to `error`. */
+  /** Failed attempts before the order could not be sent (`holding`); failures that pass (isTransientFailure) never end it. */
   maxAttempts: number;
   logger: Logger;
 }
@@ -17,8 +19,9 @@ export interface TimerWorkerOptions {
 /**
  * The durable timers' worker (ARCHITECTURE.md principle 3), started and stopped with the service:
  * every `pollMs` it claims due timers (SKIP LOCKED, with a lease) and moves their orders to
- * processing. A failed move is retried with a growing wait; after `maxAttempts` the order goes to
- * `error`. Rows live in Postgres, so a restart or a second replica neither loses nor doubles one.
+ * processing. A failed move is retried with a growing wait (at most the lease); after `maxAttempts`
+ * a failure that will not pass by itself means the order could not be sent (`holding`). Rows live
+ * in Postgres, so a restart or a second replica neither loses nor doubles one.
  */
 export class TimerWorker {
   readonly id = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -52,8 +55,11 @@ export class TimerWorker {
         const outcome = await fireTimer(this.deps, timer, this.id);
         this.opts.logger.debug({ orderUuid: timer.orderUuid, kind: timer.kind, outcome }, 'order timer fired');
       } catch (err) {
-        const giveUp = timer.attempts >= this.opts.maxAttempts;
-        this.opts.logger.warn({ err, orderUuid: timer.orderUuid, kind: timer.kind, attempt: timer.attempts, giveUp }, 'order timer failed');
+        // A service or the database out of reach is waited for, however long: giving up would
+        // put a confirmed order on hold for a merchant to release, for an outage of minutes.
+        const transient = isTransientFailure(err);
+        const giveUp = timer.attempts >= this.opts.maxAttempts && !transient;
+        this.opts.logger.warn({ err, orderUuid: timer.orderUuid, kind: timer.kind, attempt: timer.attempts, transient, giveUp }, 'order timer failed');
         try {
           if (giveUp) await fireTimer(this.deps, timer, this.id, { giveUp: true });
           else await releaseAfterFailure(this.deps.pool, timer.orderUuid, this.id, Math.min(this.opts.leaseMs, this.opts.pollMs * 2 ** timer.attempts), (err as Error).message);
@@ -87,4 +93,23 @@ export class TimerWorker {
       }
     }
   }
+}
+
+/** SQLSTATE classes and codes of a database that is out of reach or going away (08: connection exception; 57P01-57P03: shutdown, cannot connect now). */
+const DATABASE_UNREACHABLE = /^(08|57P0[123])/;
+/** Socket errors of a connection that could not be made or was cut. */
+const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether a failed move is worth waiting out: the stock service did not answer (`unavailable`), or
+ * the database could not be reached or dropped the connection. Anything else (a refusal, a bug)
+ * counts toward the attempts.
+ */
+export function isTransientFailure(err: unknown): boolean {
+  if (err instanceof StockUnavailableError) return true;
+  if (err instanceof Problem) return err.problemType === 'unavailable';
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (DATABASE_UNREACHABLE.test(code) || SOCKET_ERRORS.has(code))) return true;
+  return /^Connection terminated|timeout exceeded when trying to connect/.test(err.message);
 }

@@ -1,0 +1,30 @@
+import { Problem } from '@pf/platform/problems';
+import { StockUnavailableError } from '../adapters/stock-client';
+import { isTransientFailure } from './timer-worker';
+
+describe('isTransientFailure', () => {
+  it('waits out a stock service or a database out of reach', () => {
+    const transient = [
+      new StockUnavailableError('stock did not answer'),
+      new Problem('unavailable', { detail: 'Stock could not be checked right now; try again shortly.' }),
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
+      Object.assign(new Error('connection failure'), { code: '08006' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('timeout exceeded when trying to connect'),
+    ];
+    for (const err of transient) expect({ err: err.message, transient: isTransientFailure(err) }).toEqual({ err: err.message, transient: true });
+  });
+
+  it('counts everything else toward the attempts', () => {
+    const lasting = [
+      new Problem('order-state-forbids', { detail: 'no' }),
+      Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }),
+      new TypeError("Cannot read properties of undefined (reading 'uuid')"),
+      'a string',
+      null,
+    ];
+    for (const err of lasting) expect(isTransientFailure(err)).toBe(false);
+  });
+});
