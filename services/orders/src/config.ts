@@ -21,6 +21,10 @@ export const ordersConfigShape = {
   STOCK_URL: env.url('http://127.0.0.1:4103/graphql'),
   /** Time limit of one call to the stock subgraph. */
   STOCK_TIMEOUT_MS: env.int(10_000, 100, 120_000),
+  /** How often the stock repair looks for changes that called the stock service and never finished. */
+  ORDERS_STOCK_REPAIR_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
+  /** How old such a change must be before it counts as never finishing (well above the longest change). */
+  ORDERS_STOCK_REPAIR_AFTER_MS: env.int(120_000, 100, 86_400_000),
   /** Key that signs the service identity; default: the HS verify key (like the REST edge). */
   JWT_SIGNING_KEY: env.optionalString(),
 };

@@ -8,6 +8,7 @@ import { consumeReadModels } from './events/read-model-consumer';
 import { consumeStockFigures } from './events/stock-figures-consumer';
 import { resolvers, type OrdersContext } from './graphql/resolvers';
 import { loadOrdersTypeDefs } from './graphql/schema';
+import { StockRepairWorker } from './timers/stock-repair-worker';
 import { TimerWorker } from './timers/timer-worker';
 import { OrdersUseCases } from './use-cases';
 
@@ -35,7 +36,6 @@ export const ordersService: ServiceDefinition = {
     const cfg = loadOrdersConfig(deps.env);
     const prisma = createPrismaClient(deps.databaseUrl, cfg.ORDERS_PRISMA_POOL_MAX);
     const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX, deps.logger);
-    pool.on('error', (err) => deps.logger.warn({ err }, 'idle database connection failed'));
     const stock = new StockClient({
       url: cfg.STOCK_URL,
       timeoutMs: cfg.STOCK_TIMEOUT_MS,
@@ -43,13 +43,20 @@ export const ordersService: ServiceDefinition = {
       connections: cfg.ORDERS_DB_POOL_MAX,
       jwt: { ...deps.jwt, key: cfg.JWT_SIGNING_KEY ?? deps.jwt.key, expiresInSeconds: 300 },
     });
-    const orders = new OrdersUseCases({ pool, prisma, stock, countdownSeconds: cfg.ORDER_COUNTDOWN_SECONDS, logger: deps.logger });
+    // The stock-step journal's own connections (see OrdersDeps.journalPool): writes of one statement, never held.
+    const journalPool = createPool(deps.databaseUrl, 2, deps.logger);
+    const orders = new OrdersUseCases({ pool, journalPool, prisma, stock, countdownSeconds: cfg.ORDER_COUNTDOWN_SECONDS, logger: deps.logger });
     const timers = new TimerWorker(orders.deps, {
       pollMs: cfg.ORDERS_TIMER_POLL_MS,
       leaseMs: cfg.ORDERS_TIMER_LEASE_MS,
       batch: cfg.ORDERS_TIMER_BATCH,
       maxAttempts: cfg.ORDERS_TIMER_MAX_ATTEMPTS,
       logger: deps.logger.child({ component: 'order-timers' }),
+    });
+    const stockRepair = new StockRepairWorker(orders.deps, {
+      intervalMs: cfg.ORDERS_STOCK_REPAIR_INTERVAL_MS,
+      afterMs: cfg.ORDERS_STOCK_REPAIR_AFTER_MS,
+      logger: deps.logger.child({ component: 'stock-repair' }),
     });
     return createSubgraphService<OrdersContext>({
       name: 'orders',
@@ -62,10 +69,11 @@ export const ordersService: ServiceDefinition = {
       resolvers,
       extendContext: (base) => ({ ...base, orders }),
       consumers: [consumeReadModels(orders.deps, deps.logger), consumeStockFigures(orders.deps, deps.logger)],
-      workers: [timers],
+      workers: [timers, stockRepair],
       onStop: async () => {
         await prisma.$disconnect();
         await pool.end();
+        await journalPool.end();
         await stock.close();
       },
       introspection: cfg.NODE_ENV !== 'production',

@@ -40,6 +40,19 @@ export interface StockApi {
   returnHolds(orderUuid: string, locationCodes: readonly string[]): Promise<string[]>;
   /** Undoes returnHolds for these holds (the change that returned them did not commit). */
   reconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
+  /** Every hold of the order, whatever its status (the stock repair compares them with the order). */
+  orderHolds(orderUuid: string): Promise<OrderHold[]>;
+}
+
+/** One hold of an order as the stock service keeps it. */
+export interface OrderHold {
+  id: string;
+  lineNumber: number;
+  quantity: number;
+  status: 'PLACED' | 'RELEASED' | 'CONSUMED' | 'RETURNED';
+  location: { code: string };
+  releasedAt: string | null;
+  returnedAt: string | null;
 }
 
 /** The stock service did not give a usable answer (down, timed out, an unexpected error). */
@@ -60,6 +73,7 @@ const REINSTATE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { 
 const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber } }`;
 const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
 const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
+const ORDER_HOLDS = /* GraphQL */ `query ($orderUuid: ID!) { orderHolds(orderUuid: $orderUuid) { id lineNumber quantity status location { code } releasedAt returnedAt } }`;
 
 interface GraphQLAnswer {
   data?: Record<string, any> | null;
@@ -142,6 +156,12 @@ export class StockClient implements StockApi {
 
   async reconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
     await this.call(RECONSUME, { orderUuid, holdIds });
+  }
+
+  async orderHolds(orderUuid: string): Promise<OrderHold[]> {
+    const data = await this.call(ORDER_HOLDS, { orderUuid });
+    if (!Array.isArray(data.orderHolds)) throw new StockUnavailableError('orderHolds gave no result');
+    return data.orderHolds as OrderHold[];
   }
 
   private bearer(): string {

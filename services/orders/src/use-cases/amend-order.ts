@@ -87,10 +87,10 @@ export async function amendOrderLines(
       if (wanted.length === 0 && order.stockHeld) {
         // A draft that reserved stock and is left with no lines holds nothing, as one that never reserved.
         restoreHolds(ctx, order);
-        await deps.stock.releaseHolds(order.uuid);
+        await unit.stock.releaseHolds(order.uuid);
         next.stockHeld = false;
       } else if (order.stockHeld || order.fulfilments.length > 0) {
-        const outcome = await deps.stock.holdStock({
+        const outcome = await unit.stock.holdStock({
           teamCode: order.teamCode,
           orderUuid: order.uuid,
           lines: wanted.map((l) => ({ lineNumber: l.lineNumber, productUuid: l.productUuid!, quantity: l.quantity })),

@@ -205,7 +205,7 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
     version: 1,
   };
   if (spec.wanted.reserve && order.lines.length > 0) {
-    const outcome = await holdLines(deps, order, order.lines);
+    const outcome = await holdLines(ctx.unit.stock, order, order.lines);
     // All or nothing: a short answer held nothing, so there is nothing to give back.
     if (outcome.kind === 'short') throw stockShortProblem(order, outcome.shortages);
     restoreHolds(ctx, order);
@@ -266,7 +266,7 @@ async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOr
     fulfillableFrom: ctx.now,
   };
   if (reserve) {
-    const outcome = await holdLines(deps, existing, lines);
+    const outcome = await holdLines(ctx.unit.stock, existing, lines);
     if (outcome.kind === 'short') throw stockShortProblem(next, outcome.shortages);
     restoreHolds(ctx, existing);
     next.stockHeld = true;

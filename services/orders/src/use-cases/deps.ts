@@ -9,11 +9,18 @@ import type { StockApi } from '../adapters/stock-client';
 import { ORDERS_SCHEMA } from '../db';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { Tx } from '../repositories/order-repository';
+import { clearStockStepWithCommit, clearStockSteps, recordStockStep } from '../repositories/stock-step-repository';
 
 /** What every use case needs. */
 export interface OrdersDeps {
   /** The order paths: typed raw SQL in pg transactions. */
   pool: pg.Pool;
+  /**
+   * The stock-step journal's own connections: a change writes the journal while it holds a
+   * connection of `pool`, so taking a second one there would deadlock once every connection is
+   * held by a change waiting for another. Required for changes that call the stock service.
+   */
+  journalPool?: pg.Pool;
   /** Read models, lists and history. */
   prisma: PrismaClient;
   stock: StockApi;
@@ -35,12 +42,18 @@ export function newUuidOf(deps: OrdersDeps): string {
 }
 
 /**
- * One change in progress: the events it causes (written to the outbox in its transaction) and
- * the compensations of the steps it took in other services (stock holds), run if it does not
- * commit.
+ * One change in progress: the events it causes (written to the outbox in its transaction), the
+ * stock service as the change must call it (journaled), and the compensations of the steps it
+ * took there, run if it does not commit.
  */
 export interface Unit {
   readonly events: OutgoingEvent[];
+  /**
+   * The stock service for this change: before its first step for an order (hold, release,
+   * consume, return) the order is written to the stock-step journal and committed; the change's
+   * COMMIT deletes it. A process that ends in between leaves the row for the stock repair.
+   */
+  readonly stock: StockApi;
   /** Registers the compensation of a step already taken in another service. */
   onRollback(compensate: () => Promise<void>): void;
 }
@@ -53,12 +66,14 @@ const ATTEMPTS = 4;
  * taken in other services run (newest first), so a failed change leaves no stock held for it.
  * A transaction that lost a deadlock or serialization race runs again.
  */
-export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>, work: (tx: Tx, unit: Unit) => Promise<R>): Promise<R> {
+export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' | 'journalPool'> & { stock?: StockApi }, work: (tx: Tx, unit: Unit) => Promise<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
-    const unit: Unit = { events: [], onRollback: (c) => compensations.push(c) };
+    const journaled: string[] = [];
     try {
       return await inPgTransaction(deps.pool, async (tx) => {
+        const stock = journaledStock(deps, tx, journaled);
+        const unit: Unit = { events: [], stock, onRollback: (c) => compensations.push(c) };
         const result = await work(tx, unit);
         // Sent with COMMIT, like the change's other last writes.
         deferToOutbox(tx, ORDERS_SCHEMA, unit.events);
@@ -66,13 +81,17 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger'>
       });
     } catch (err) {
       // Rolled back: the steps taken in other services are undone too.
+      let undone = true;
       for (const compensate of compensations.reverse()) {
         try {
           await compensate();
         } catch (cerr) {
-          deps.logger.error({ err: cerr, cause: err }, 'compensation of a failed order change failed');
+          undone = false;
+          deps.logger.error({ err: cerr, cause: err }, 'compensation of a failed order change failed; the stock repair will put it right');
         }
       }
+      // Every step undone: nothing for the repair to do. Otherwise the rows stay for it.
+      if (undone) await clearStockSteps(deps.journalPool ?? deps.pool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
       if (attempt < ATTEMPTS && isRetryableConflict(err)) {
         await new Promise((r) => setTimeout(r, 5 * attempt + Math.floor(Math.random() * 10)));
         continue;
@@ -91,4 +110,41 @@ export function uniqueViolation(err: unknown): string | null {
 /** The stock service could not be asked: a 503 the client may retry. */
 export function stockUnavailable(): Problem {
   return new Problem('unavailable', { detail: 'Stock could not be checked right now; try again shortly.' });
+}
+
+/**
+ * `deps.stock` with each order journaled (stock_step, committed) before its first step in this
+ * change (hold, release, consume, return), and the row deleted by the change's COMMIT. The
+ * compensations (reinstate, reconsume) and reads pass straight through.
+ */
+/** `journaled`: the orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone). */
+function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool'> & { stock?: StockApi }, tx: Tx, journaled: string[]): StockApi {
+  const stock = deps.stock;
+  const seen = new Set<string>();
+  const journal = async (orderUuid: string): Promise<StockApi> => {
+    if (!stock) throw new Error('this change has no stock service');
+    const uuid = orderUuid.toLowerCase();
+    if (!seen.has(uuid)) {
+      seen.add(uuid);
+      if (!deps.journalPool) throw new Error('a change that calls the stock service needs OrdersDeps.journalPool');
+      if (await recordStockStep(deps.journalPool, uuid)) {
+        journaled.push(uuid);
+        clearStockStepWithCommit(tx, uuid);
+      }
+    }
+    return stock;
+  };
+  const direct = (): StockApi => {
+    if (!stock) throw new Error('this change has no stock service');
+    return stock;
+  };
+  return {
+    holdStock: async (input) => (await journal(input.orderUuid)).holdStock(input),
+    releaseHolds: async (orderUuid, locationCodes) => (await journal(orderUuid)).releaseHolds(orderUuid, locationCodes),
+    consumeHolds: async (orderUuid, locationCodes) => (await journal(orderUuid)).consumeHolds(orderUuid, locationCodes),
+    returnHolds: async (orderUuid, locationCodes) => (await journal(orderUuid)).returnHolds(orderUuid, locationCodes),
+    reinstateHolds: (orderUuid, holdIds) => direct().reinstateHolds(orderUuid, holdIds),
+    reconsumeHolds: (orderUuid, holdIds) => direct().reconsumeHolds(orderUuid, holdIds),
+    orderHolds: (orderUuid) => direct().orderHolds(orderUuid),
+  };
 }

@@ -1,6 +1,6 @@
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { Problem, type Violation } from '@pf/platform/problems';
-import { StockUnavailableError, type HoldOutcome, type Shortage } from '../adapters/stock-client';
+import { StockUnavailableError, type HoldOutcome, type Shortage, type StockApi } from '../adapters/stock-client';
 import { buildFulfilments, type HeldLine } from '../domain/fulfilments';
 import type { Fulfilment, Order, OrderLine, ShippingMethodChoice } from '../domain/model';
 import { settlementOf, stockStepOf, stockStepsOf, type FulfilmentMove } from '../domain/fulfilment-stock';
@@ -79,9 +79,9 @@ function holdable(lines: readonly OrderLine[]) {
 }
 
 /** Holds stock for these lines (replacing the order's holds); the stock service's answer. */
-export async function holdLines(deps: OrdersDeps, order: Pick<Order, 'uuid' | 'teamCode'>, lines: readonly OrderLine[]): Promise<HoldOutcome> {
+export async function holdLines(stock: StockApi, order: Pick<Order, 'uuid' | 'teamCode'>, lines: readonly OrderLine[]): Promise<HoldOutcome> {
   try {
-    return await deps.stock.holdStock({ teamCode: order.teamCode, orderUuid: order.uuid, lines: holdable(lines) });
+    return await stock.holdStock({ teamCode: order.teamCode, orderUuid: order.uuid, lines: holdable(lines) });
   } catch (err) {
     if (err instanceof StockUnavailableError) throw stockUnavailable();
     throw err;
@@ -106,7 +106,7 @@ export function restoreHolds(ctx: ChangeContext, before: Pick<Order, 'uuid' | 't
 export async function releaseHolds(ctx: ChangeContext, order: Order): Promise<void> {
   if (!order.stockHeld) return;
   try {
-    await ctx.deps.stock.releaseHolds(order.uuid);
+    await ctx.unit.stock.releaseHolds(order.uuid);
   } catch (err) {
     if (err instanceof StockUnavailableError) throw stockUnavailable();
     throw err;
@@ -148,7 +148,7 @@ export async function returnConsumedStock(ctx: ChangeContext, orderUuid: string,
 
 async function returnStockAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[]): Promise<void> {
   if (codes.length === 0) return;
-  const returned = await askStock(() => ctx.deps.stock.returnHolds(orderUuid, codes));
+  const returned = await askStock(() => ctx.unit.stock.returnHolds(orderUuid, codes));
   if (returned.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.reconsumeHolds(orderUuid, returned));
 }
 
@@ -158,7 +158,7 @@ async function returnStockAt(ctx: ChangeContext, orderUuid: string, codes: reado
  */
 async function releaseHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[] | null): Promise<void> {
   if (codes !== null && codes.length === 0) return;
-  const released = await askStock(() => ctx.deps.stock.releaseHolds(orderUuid, codes));
+  const released = await askStock(() => ctx.unit.stock.releaseHolds(orderUuid, codes));
   if (released.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.reinstateHolds(orderUuid, released));
 }
 
@@ -169,7 +169,7 @@ async function releaseHoldsAt(ctx: ChangeContext, orderUuid: string, codes: read
  */
 async function consumeHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[]): Promise<void> {
   if (codes.length === 0) return;
-  await askStock(() => ctx.deps.stock.consumeHolds(orderUuid, codes));
+  await askStock(() => ctx.unit.stock.consumeHolds(orderUuid, codes));
 }
 
 /**
@@ -230,7 +230,7 @@ async function ensureFulfilments(ctx: ChangeContext, order: Order, next: Order, 
     return;
   }
   const method = await confirmationChecks(ctx, order, shippingMethodCode);
-  const outcome = await holdLines(ctx.deps, order, order.lines);
+  const outcome = await holdLines(ctx.unit.stock, order, order.lines);
   if (outcome.kind === 'short') throw stockShortProblem(order, outcome.shortages);
   restoreHolds(ctx, order);
   const at = next.updatedAt;
@@ -260,7 +260,7 @@ async function changeShippingMethod(ctx: ChangeContext, order: Order, next: Orde
 async function sendFulfilments(ctx: ChangeContext, next: Order): Promise<void> {
   if (next.stockHeld) {
     try {
-      await ctx.deps.stock.consumeHolds(next.uuid, null);
+      await ctx.unit.stock.consumeHolds(next.uuid, null);
     } catch (err) {
       if (err instanceof StockUnavailableError) throw stockUnavailable();
       throw err;

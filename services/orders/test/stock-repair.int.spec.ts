@@ -1,0 +1,91 @@
+import type { Identity } from '@pf/platform/identity';
+import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, holdsOf, orderInput, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+
+/**
+ * A change that called the stock service and whose process ended before it committed or undid the
+ * call leaves its journal row; the stock repair puts the order's holds right. The lost change is
+ * played here by calling stock as it would have, with the row it would have left.
+ */
+describe('stock repair of order changes that did not finish', () => {
+  let s: OrdersSystem;
+  let t: TeamFixture;
+  const ordersService: Identity = { kind: 'service', service: 'orders' };
+
+  beforeAll(async () => {
+    s = await startSystem();
+    t = await createTeam(s);
+  }, 60_000);
+  afterAll(async () => s?.close(), 30_000);
+
+  const number = () => `o-${uniqueSuffix()}`;
+  const draft = async (extra: Record<string, unknown> = {}) => (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 2], ['SKU-C', 1]], extra) })).createOrder;
+  const journalRows = async (uuid: string) => (await s.pool.query('SELECT 1 FROM orders.stock_step WHERE order_uuid = $1', [uuid])).rowCount;
+  /** The row a change leaves when its process ends after calling stock, an hour ago. */
+  const leftBehind = (uuid: string) =>
+    s.pool.query(
+      `INSERT INTO orders.stock_step (order_uuid, started_at) VALUES ($1, now() - interval '1 hour')
+       ON CONFLICT (order_uuid) DO UPDATE SET started_at = EXCLUDED.started_at`,
+      [uuid],
+    );
+  const placedIds = async (uuid: string) =>
+    (await s.pool.query(`SELECT id::text FROM stock.stock_hold WHERE order_uuid = $1 AND status = 'placed' ORDER BY id`, [uuid])).rows.map((r) => r.id as string);
+  const holdAsConfirmWould = (o: any) =>
+    s.call('stock', ordersService, `mutation ($input: HoldStockInput!) { holdStock(input: $input) { __typename } }`, {
+      input: { teamCode: t.teamCode, orderUuid: o.uuid, lines: o.orderLines.map((l: any) => ({ lineNumber: l.lineNumber, productUuid: l.product.uuid, quantity: l.quantity })) },
+    });
+  const repairer = () => s.startOrders({ ORDERS_STOCK_REPAIR_INTERVAL_MS: '100', ORDERS_STOCK_REPAIR_AFTER_MS: '1000' });
+
+  it('changes that finish leave no journal row, committed or refused', async () => {
+    const o = await draft();
+    await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: o.uuid });
+    expect(await journalRows(o.uuid)).toBe(0);
+    const short = await s.gql<any>(s.urls.orders, t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-D', 6]], { reserve: true }) });
+    expect(short.errors?.[0]?.extensions?.problem?.problemType).toBe('stock-unavailable');
+    expect((await s.pool.query('SELECT count(*)::int AS n FROM orders.stock_step')).rows[0].n).toBe(0);
+  });
+
+  it('a confirmation lost after stock held its lines: the draft holds nothing again', async () => {
+    const o = await draft();
+    await holdAsConfirmWould(o);
+    await leftBehind(o.uuid);
+    expect((await placedIds(o.uuid)).length).toBeGreaterThan(0);
+    const w = await repairer();
+    try {
+      await eventually(async () => ((await placedIds(o.uuid)).length === 0 && (await journalRows(o.uuid)) === 0) || undefined);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('a cancellation lost after stock released the holds: the queued order holds the same holds again', async () => {
+    const o = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: (await draft()).uuid })).confirmOrder;
+    const before = await placedIds(o.uuid);
+    expect(before.length).toBeGreaterThan(0);
+    await s.call('stock', ordersService, `mutation ($uuid: ID!) { releaseHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
+    await leftBehind(o.uuid);
+    expect(await placedIds(o.uuid)).toEqual([]);
+    const w = await repairer();
+    try {
+      await eventually(async () => ((await journalRows(o.uuid)) === 0 ? true : undefined));
+    } finally {
+      await w.stop();
+    }
+    expect(await placedIds(o.uuid)).toEqual(before);
+  });
+
+  it('a later change does not take the row away: a draft cancelled after its confirmation was lost still gets its holds released', async () => {
+    const o = await draft();
+    await holdAsConfirmWould(o);
+    await leftBehind(o.uuid);
+    expect((await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: o.uuid })).cancelOrder.status).toBe('cancelled');
+    expect(await journalRows(o.uuid)).toBe(1);
+    expect((await holdsOf(s, o.uuid)).length).toBeGreaterThan(0);
+    const w = await repairer();
+    try {
+      await eventually(async () => ((await placedIds(o.uuid)).length === 0 && (await journalRows(o.uuid)) === 0) || undefined);
+    } finally {
+      await w.stop();
+    }
+  });
+});
