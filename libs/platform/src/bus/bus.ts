@@ -34,6 +34,12 @@ export interface SubscribeOptions {
   maxBatchSize?: number;
   /** Start from the earliest retained event when the group has no committed offset. Default true. */
   fromBeginning?: boolean;
+  /**
+   * The group is this process's alone (a name made up per process): the bus deletes it when the
+   * subscription stops, so restarts do not leave empty groups behind until the broker's offset
+   * retention expires them. Default false.
+   */
+  ephemeral?: boolean;
 }
 
 export interface Subscription {

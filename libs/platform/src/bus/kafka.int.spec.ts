@@ -134,6 +134,30 @@ describe('KafkaEventBus (real broker)', () => {
     expect(groups).toEqual(expect.arrayContaining([`${prefix}group-a`, `${prefix}group-b`]));
   });
 
+  it('an ephemeral group is deleted when its subscription stops, on close too; other groups stay', async () => {
+    const bus = newBus();
+    const seen: string[] = [];
+    const gone = await bus.subscribe({ groupId: 'mine-alone', ephemeral: true, topics: [TOPIC], handler: async (e) => void seen.push(e.id) });
+    await bus.subscribe({ groupId: 'mine-on-close', ephemeral: true, topics: [TOPIC], handler: async () => undefined });
+    await bus.subscribe({ groupId: 'kept', topics: [TOPIC], handler: async () => undefined });
+    await bus.publish([teamEvent('team1', 1)]);
+    await eventually(() => (seen.length >= 1 ? true : undefined));
+    const groups = async () => {
+      const admin = raw.admin();
+      await admin.connect();
+      try {
+        return (await admin.listGroups()).groups.map((g) => g.groupId).filter((g) => g.startsWith(prefix));
+      } finally {
+        await admin.disconnect();
+      }
+    };
+    expect((await groups()).sort()).toEqual([`${prefix}kept`, `${prefix}mine-alone`, `${prefix}mine-on-close`]);
+    await gone.stop();
+    expect((await groups()).sort()).toEqual([`${prefix}kept`, `${prefix}mine-on-close`]);
+    await bus.close();
+    expect(await groups()).toEqual([`${prefix}kept`]);
+  });
+
   it('retries a handler that fails, without losing the event or reordering the ones after it', async () => {
     const bus = newBus();
     const events = Array.from({ length: 5 }, (_, n) => teamEvent('retry', n));

@@ -73,6 +73,8 @@ const DEFAULT_CONSUMER: ConsumerSettings = {
 interface ActiveSubscription {
   consumer: Consumer;
   stopping: boolean;
+  /** The group's name on the broker when it is deleted on stop (SubscribeOptions.ephemeral). */
+  ephemeralGroup?: string;
   /** Cuts a handler's retry backoff short when the subscription stops. */
   wake?: () => void;
   stopped?: Promise<void>;
@@ -239,7 +241,7 @@ export class KafkaEventBus implements EventBus {
       maxWaitTimeInMs: s.maxWaitTimeInMs,
       allowAutoTopicCreation: false,
     });
-    const sub: ActiveSubscription = { consumer, stopping: false };
+    const sub: ActiveSubscription = { consumer, stopping: false, ...(options.ephemeral ? { ephemeralGroup: this.groupName(options.groupId) } : {}) };
     const log = this.logger.child({ group: options.groupId });
     this.subscriptions.add(sub);
     try {
@@ -293,7 +295,10 @@ export class KafkaEventBus implements EventBus {
     if (!sub.stopped) {
       sub.stopping = true;
       sub.wake?.();
-      sub.stopped = sub.consumer.disconnect().finally(() => this.subscriptions.delete(sub));
+      sub.stopped = sub.consumer
+        .disconnect()
+        .then(() => this.deleteEphemeralGroup(sub))
+        .finally(() => this.subscriptions.delete(sub));
     }
     return sub.stopped;
   }
@@ -407,6 +412,16 @@ export class KafkaEventBus implements EventBus {
 
   private logicalTopic(topic: string): string {
     return topic.startsWith(this.prefix) ? topic.slice(this.prefix.length) : topic;
+  }
+
+  /** An ephemeral subscription's group, once its consumer left it; a failure is only logged (retention removes it later). */
+  private async deleteEphemeralGroup(sub: ActiveSubscription): Promise<void> {
+    if (!sub.ephemeralGroup) return;
+    try {
+      await (await this.connectAdmin()).deleteGroups([sub.ephemeralGroup]);
+    } catch (err) {
+      this.logger.warn({ err, group: sub.ephemeralGroup }, 'could not delete the consumer group of this process');
+    }
   }
 
   /** Stops every consumer, waits for publishes in flight, then disconnects the producer. */

@@ -23,6 +23,7 @@ export function teamAffectedBy(event: EventEnvelope): string | undefined {
 export function subscribeAuthCacheInvalidation(bus: EventBus, cache: AuthCache, logger: Logger): Promise<Subscription> {
   return bus.subscribe({
     groupId: `rest-edge-auth-cache.${hostname()}.${randomUUID()}`,
+    ephemeral: true,
     topics: [TOPICS.teams, TOPICS.channels, TOPICS.apiTokens],
     fromBeginning: false,
     handler: async (event) => {
