@@ -16,7 +16,7 @@ import { createGateway, type Gateway } from '../../../gateway/src/gateway';
 import { readSubgraphList } from '../../../gateway/src/subgraphs';
 import { createPrismaClient } from '../src';
 import { backfillConfirmedAt } from '../src/use-cases/backfill-confirmed-at';
-import { CONFIRM_ORDER, createTeam, ENTER_ORDER, IMPORT_ORDERS, jwtOptions, orderInput, REJECT_ADDRESS, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+import { AMEND_ORDER, CONFIRM_ORDER, createTeam, ENTER_ORDER, IMPORT_ORDERS, jwtOptions, orderInput, REJECT_ADDRESS, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
 const repositoryRoot = path.resolve(__dirname, '..', '..', '..');
 
@@ -70,6 +70,9 @@ describe('merchant side: entered and imported orders, dashboards through the sup
     expect(bad.violations).toEqual([{ property: 'orderLines[1].product.sku', message: expect.any(String) }]);
     const outbox = (await s.outboxAfter()).filter((e) => e.event_key === o.uuid);
     expect(outbox.map((e) => [e.envelope.type, e.envelope.payload.order.origin])).toEqual([['order.created', 'merchant-app']]);
+    // Amending it is as strict: an unmatched SKU is refused, not dropped.
+    const amend = await s.problem(t.backOffice, AMEND_ORDER, { uuid: o.uuid, input: { orderLines: [{ lineNumber: 1, product: { sku: 'SKU-A' }, quantity: 2 }, { lineNumber: 2, product: { sku: 'NOPE' }, quantity: 1 }] } });
+    expect(amend.violations).toEqual([{ property: 'orderLines[1].product.sku', message: expect.any(String) }]);
   });
 
   it('importOrders writes every order onto a channel of the team (origin import), or none, naming orders[i]', async () => {

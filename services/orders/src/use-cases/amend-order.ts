@@ -70,7 +70,8 @@ export async function amendOrderLines(
       if (refused) throw amendmentRefused(refused);
 
       const products = await liveProductsBySku(tx, order.teamCode, lines.value.map((l) => l.sku));
-      const matched = matchSkus(lines.value, products, input.strictSkus === true);
+      // An order entered in the merchant application never drops a line (enterOrder is always strict).
+      const matched = matchSkus(lines.value, products, input.strictSkus === true || order.origin === 'merchant-app');
       if (!matched.ok) throw Problem.validation(matched.violations, 'Some order lines name SKUs the team has no product for.');
       const wanted = matched.lines;
       // The same lines again are an amendment too (spec section 3: an accepted amendment rebuilds the
