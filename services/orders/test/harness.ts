@@ -349,6 +349,7 @@ export const QUEUE_ORDER = /* GraphQL */ `mutation ($uuid: ID!, $code: String) {
 export const SCHEDULE_ORDER = /* GraphQL */ `mutation ($uuid: ID!, $at: String!, $code: String) { scheduleOrder(uuid: $uuid, scheduledAt: $at, shippingMethodCode: $code) { ${ORDER_FIELDS} } }`;
 export const PROCESS_NOW = /* GraphQL */ `mutation ($uuid: ID!, $code: String) { processOrderNow(uuid: $uuid, shippingMethodCode: $code) { ${ORDER_FIELDS} } }`;
 export const REJECT_ADDRESS = /* GraphQL */ `mutation ($uuid: ID!, $reason: String) { rejectShippingAddress(uuid: $uuid, reason: $reason) { ${ORDER_FIELDS} } }`;
+export const CORRECT_SHIPPING = /* GraphQL */ `mutation ($uuid: ID!, $shippingDetails: ShippingDetailsInput!) { correctShippingDetails(uuid: $uuid, shippingDetails: $shippingDetails) { ${ORDER_FIELDS} } }`;
 export const NOT_SENT = /* GraphQL */ `mutation ($uuid: ID!, $reason: String) { markOrderNotSent(uuid: $uuid, reason: $reason) { ${ORDER_FIELDS} } }`;
 export const SET_FULFILLABLE = /* GraphQL */ `mutation ($uuid: ID!, $value: String!) { setFulfillableStatus(uuid: $uuid, fulfillableStatus: $value) { ${ORDER_FIELDS} } }`;
 export const HISTORY = /* GraphQL */ `query ($uuid: ID!) { order(uuid: $uuid) { statusHistory { from to at actor reason } } }`;

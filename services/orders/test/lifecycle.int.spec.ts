@@ -3,8 +3,10 @@ import {
   ADDRESS,
   CANCEL_ORDER,
   CONFIRM_ORDER,
+  CORRECT_SHIPPING,
   CREATE_ORDER,
   createTeam,
+  ENTER_ORDER,
   HISTORY,
   holdsOf,
   NOT_SENT,
@@ -240,6 +242,22 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
         .createOrder;
       expect(fixed).toMatchObject({ uuid: o.uuid, status: 'draft', confirmedAt: null });
       expect((await confirm(o.uuid)).data.confirmOrder.status).toBe('queued');
+    });
+
+    it('the back-office corrects the address of an order nothing sends again: a draft to queue, lines and history kept; refused once queued', async () => {
+      const entered = (await s.ok<any>(t.backOffice, ENTER_ORDER, { input: orderInput(number(), [['SKU-A', 2]]) })).enterOrder;
+      const queued = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: entered.uuid })).queueOrder;
+      const refused = await s.gql<any>(s.urls.orders, t.backOffice, CORRECT_SHIPPING, { uuid: queued.uuid, shippingDetails: { ...ADDRESS, address1: '2 Analytical Row' } });
+      expect(problemOf(refused).problemType).toBe('order-state-forbids');
+      await s.ok<any>(t.backOffice, REJECT_ADDRESS, { uuid: queued.uuid, reason: 'unknown street' });
+      const invalid = await s.gql<any>(s.urls.orders, t.backOffice, CORRECT_SHIPPING, { uuid: queued.uuid, shippingDetails: { ...ADDRESS, postalCode: 'x'.repeat(26) } });
+      expect(problemOf(invalid)).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'shippingDetails.postalCode' }] });
+      const fixed = (await s.ok<any>(t.backOffice, CORRECT_SHIPPING, { uuid: queued.uuid, shippingDetails: { ...ADDRESS, address1: '2 Analytical Row' } })).correctShippingDetails;
+      expect(fixed).toMatchObject({ status: 'draft', confirmedAt: null, origin: 'merchant-app', shippingDetails: { address1: '2 Analytical Row' }, orderLines: entered.orderLines });
+      expect((await s.ok<any>(t.backOffice, HISTORY, { uuid: queued.uuid })).order.statusHistory.at(-1)).toMatchObject({ from: 'holding', to: 'draft' });
+      expect((await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: queued.uuid })).queueOrder.status).toBe('queued');
+      // Integrations cannot use it.
+      expect(problemOf(await s.gql(s.urls.orders, t.shop, CORRECT_SHIPPING, { uuid: queued.uuid, shippingDetails: ADDRESS })).problemType).toBe('forbidden');
     });
 
     it('a confirmed order that could not be sent: holding with confirmedAt kept', async () => {

@@ -1,7 +1,7 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import type { SubgraphContext } from '@pf/platform/graphql/subgraph';
 import type { Fulfilment, Order, OrderLine, StatusChange, TrackingDetail } from '../domain/model';
-import type { OrderInput, OrderLineInput } from '../domain/order-input';
+import type { OrderInput, OrderLineInput, ShippingDetailsInput } from '../domain/order-input';
 import type { Amendment, OrderFilter, OrderSort, OrdersUseCases, TrackingDetailInput } from '../use-cases';
 
 /** Per-request context of the orders subgraph. */
@@ -42,6 +42,8 @@ export const resolvers: GraphQLResolverMap<OrdersContext> = {
       ctx.orders.merchantAction(ctx.identity, args.uuid, 'schedule', { scheduledAt: args.scheduledAt, shippingMethodCode: args.shippingMethodCode ?? null }),
     processOrderNow: (_: unknown, args: { uuid: string; shippingMethodCode?: string | null }, ctx: OrdersContext) =>
       ctx.orders.merchantAction(ctx.identity, args.uuid, 'process-now', { shippingMethodCode: args.shippingMethodCode ?? null }),
+    correctShippingDetails: (_: unknown, args: { uuid: string; shippingDetails: ShippingDetailsInput }, ctx: OrdersContext) =>
+      ctx.orders.correctShippingDetails(ctx.identity, args.uuid, args.shippingDetails),
     rejectShippingAddress: (_: unknown, args: { uuid: string; reason?: string | null }, ctx: OrdersContext) =>
       ctx.orders.merchantAction(ctx.identity, args.uuid, 'reject-shipping-address', { reason: args.reason ?? null }),
     markOrderNotSent: (_: unknown, args: { uuid: string; reason?: string | null }, ctx: OrdersContext) =>

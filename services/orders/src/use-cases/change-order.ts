@@ -1,7 +1,7 @@
 import { teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order } from '../domain/model';
-import { parseInstant, reasonViolations } from '../domain/order-input';
+import { parseInstant, reasonViolations, validateShippingDetails, type ShippingDetailsInput } from '../domain/order-input';
 import { decide, FULFILLABLE_STATUSES, isFinished, type FulfillableStatus, type OrderState, type OrderTrigger } from '../domain/order-state-machine';
 import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
 import { noRead } from '@pf/platform/db/transaction';
@@ -9,7 +9,7 @@ import { lockAndLoadRead, updateOrder } from '../repositories/order-repository';
 import { teamFactsRead } from '../repositories/read-model-repository';
 import { inTransaction, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
-import { teamInactive } from './create-order';
+import { replaceOrder, teamInactive } from './create-order';
 import { afterStockMove } from './stock-fulfillability';
 import { applyMove, changeContext, teamFactsOf, type ChangeContext } from './transitions';
 
@@ -156,4 +156,34 @@ export async function setFulfillableStatus(deps: OrdersDeps, identity: Identity,
     },
     { reason: reason ?? null },
   );
+}
+
+/**
+ * Back-office: corrects the shipping details of an order of any origin that is a draft or holding
+ * unconfirmed (its address rejected): what a shop integration does by sending the order again
+ * (section 3: "fix the address by sending the order again, then confirm"), for orders entered in
+ * the merchant application or imported, which nothing sends again. The order becomes (or stays) a
+ * draft with its lines, holds and schedule as they were, to be queued or confirmed again; the
+ * events are a replay's. Any other state: `order-state-forbids`.
+ */
+export async function correctShippingDetails(deps: OrdersDeps, identity: Identity, uuid: string, input: ShippingDetailsInput): Promise<Order> {
+  requireMerchant(identity);
+  const details = validateShippingDetails(input);
+  if (!details.ok) throw Problem.validation(details.violations);
+  return changeVisibleOrder(deps, identity, uuid, 'replace', async (ctx, order) => {
+    const decision = decide(stateOf(order), 'replace', { now: ctx.now });
+    if (decision.kind !== 'move') {
+      throw stateForbids(`Shipping details are corrected on a draft or on an order holding because its address was rejected (this one is ${order.status}).`);
+    }
+    const wanted = {
+      orderNumber: order.orderNumber,
+      printTrailOrderNumber: null,
+      lines: order.lines.map((l, index) => ({ index, lineNumber: l.lineNumber, sku: l.sku, quantity: l.quantity })),
+      shippingDetails: details.value,
+      scheduledAt: order.scheduledAt,
+      strictSkus: false,
+      reserve: order.stockHeld,
+    };
+    return replaceOrder(ctx, order, wanted, order.lines);
+  });
 }

@@ -237,7 +237,7 @@ function sameLines(a: readonly OrderLine[], b: readonly OrderLine[]): boolean {
  * again for the new lines (an event when it changes). The same request again changes nothing
  * (no write, no event), so retries are cheap and quiet.
  */
-async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOrderInput, lines: OrderLine[]): Promise<Order> {
+export async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: ValidOrderInput, lines: OrderLine[]): Promise<Order> {
   const { deps, tx } = ctx;
   const printTrail = wanted.printTrailOrderNumber ?? existing.printTrailOrderNumber;
   if (printTrail !== existing.printTrailOrderNumber && (await printTrailNumberTaken(tx, existing.teamCode, printTrail, existing.uuid))) {

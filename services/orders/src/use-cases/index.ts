@@ -1,8 +1,8 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import type { Identity } from '@pf/platform/identity';
-import type { OrderInput, OrderLineInput } from '../domain/order-input';
+import type { OrderInput, OrderLineInput, ShippingDetailsInput } from '../domain/order-input';
 import { amendOrderLines } from './amend-order';
-import { cancelOrder, confirmOrder, merchantAction, setFulfillableStatus, type MerchantAction } from './change-order';
+import { cancelOrder, confirmOrder, correctShippingDetails, merchantAction, setFulfillableStatus, type MerchantAction } from './change-order';
 import { createOrder, enterOrder, importOrders } from './create-order';
 import type { OrdersDeps } from './deps';
 import type { TrackingDetailInput } from '../domain/tracking';
@@ -37,6 +37,9 @@ export class OrdersUseCases {
   }
   importOrders(identity: Identity, channelId: string, orders: OrderInput[]) {
     return importOrders(this.deps, identity, channelId, orders);
+  }
+  correctShippingDetails(identity: Identity, uuid: string, shippingDetails: ShippingDetailsInput) {
+    return correctShippingDetails(this.deps, identity, uuid, shippingDetails);
   }
   merchantAction(identity: Identity, uuid: string, action: MerchantAction, opts?: { reason?: string | null; shippingMethodCode?: string | null; scheduledAt?: string | null }) {
     return merchantAction(this.deps, identity, uuid, action, opts);
