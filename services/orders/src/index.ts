@@ -6,7 +6,7 @@ import { loadOrdersConfig } from './config';
 import { createPool, createPrismaClient, ORDERS_SCHEMA } from './db';
 import { consumeReadModels } from './events/read-model-consumer';
 import { consumeStockFigures } from './events/stock-figures-consumer';
-import { resolvers, type OrdersContext } from './graphql/resolvers';
+import { ordersContext, resolvers, type OrdersContext } from './graphql/resolvers';
 import { loadOrdersTypeDefs } from './graphql/schema';
 import { StockRepairWorker } from './timers/stock-repair-worker';
 import { TimerWorker } from './timers/timer-worker';
@@ -67,7 +67,7 @@ export const ordersService: ServiceDefinition = {
       logger: deps.logger,
       typeDefs: loadOrdersTypeDefs(),
       resolvers,
-      extendContext: (base) => ({ ...base, orders }),
+      extendContext: (base) => ordersContext(base, orders),
       consumers: [consumeReadModels(orders.deps, deps.logger), consumeStockFigures(orders.deps, deps.logger)],
       workers: [timers, stockRepair],
       onStop: async () => {

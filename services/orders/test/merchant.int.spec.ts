@@ -122,6 +122,18 @@ describe('merchant side: entered and imported orders, dashboards through the sup
     });
   });
 
+  it('a page of orders carries each order\'s own status history (loaded for the page at once)', async () => {
+    const number = `h-${uniqueSuffix()}`;
+    const drafts = [];
+    for (const i of [1, 2, 3]) drafts.push((await s.ok<any>(t.shop, `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { uuid } }`, { input: orderInput(`${number}-${i}`, [['SKU-A', 1]]) })).createOrder);
+    await s.ok(t.shop, CONFIRM_ORDER, { uuid: drafts[1].uuid });
+    const page = (await s.ok<any>(t.backOffice, `query { orders(perPage: 100) { items { uuid statusHistory { from to } } } }`)).orders.items;
+    const historyOf = (uuid: string) => page.find((o: any) => o.uuid === uuid).statusHistory;
+    expect(historyOf(drafts[0].uuid)).toEqual([{ from: null, to: 'draft' }]);
+    expect(historyOf(drafts[1].uuid)).toEqual([{ from: null, to: 'draft' }, { from: 'draft', to: 'queued' }]);
+    expect(historyOf(drafts[2].uuid)).toEqual([{ from: null, to: 'draft' }]);
+  });
+
   it('read models: a replayed or older product event changes nothing', async () => {
     const uuid = t.products['SKU-D']!;
     const current = (await s.pool.query('SELECT sku, version FROM orders.product WHERE uuid = $1', [uuid])).rows[0];

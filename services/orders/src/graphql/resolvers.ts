@@ -1,4 +1,5 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
+import { BatchLoader } from '@pf/platform/graphql/batch-loader';
 import type { SubgraphContext } from '@pf/platform/graphql/subgraph';
 import type { Fulfilment, Order, OrderLine, StatusChange, TrackingDetail } from '../domain/model';
 import type { OrderInput, OrderLineInput, ShippingDetailsInput } from '../domain/order-input';
@@ -7,6 +8,13 @@ import type { Amendment, OrderFilter, OrderSort, OrdersUseCases, TrackingDetailI
 /** Per-request context of the orders subgraph. */
 export interface OrdersContext extends SubgraphContext {
   orders: OrdersUseCases;
+  /** The status histories asked for in this request, loaded with one query. */
+  histories: BatchLoader<string, StatusChange[]>;
+}
+
+/** The per-request context: the use cases and the request's loaders. */
+export function ordersContext(base: SubgraphContext, orders: OrdersUseCases): OrdersContext {
+  return { ...base, orders, histories: new BatchLoader((uuids) => orders.statusHistories(uuids)) };
 }
 
 const iso = (d: Date) => d.toISOString();
@@ -67,7 +75,7 @@ export const resolvers: GraphQLResolverMap<OrdersContext> = {
     updatedAt: (o: Order) => iso(o.updatedAt),
     orderLines: (o: Order) => o.lines,
     trackingDetails: (o: Order) => o.fulfilments.flatMap((f) => f.trackingDetails),
-    statusHistory: (o: Order, _: unknown, ctx: OrdersContext) => ctx.orders.statusHistory(o.uuid),
+    statusHistory: async (o: Order, _: unknown, ctx: OrdersContext) => (await ctx.histories.load(o.uuid)) ?? [],
   },
   OrderLine: {
     product: (l: OrderLine) => ({ sku: l.sku, uuid: l.productUuid }),

@@ -7,7 +7,7 @@ import { createOrder, enterOrder, importOrders } from './create-order';
 import type { OrdersDeps } from './deps';
 import type { TrackingDetailInput } from '../domain/tracking';
 import { addFulfilmentTracking, recordFulfilmentProgress } from './fulfilment-progress';
-import { findVisibleOrder, getOrder, listOrders, statusHistory, type OrderFilter, type OrderSort } from './read-orders';
+import { findVisibleOrder, getOrder, listOrders, statusHistories, type OrderFilter, type OrderSort } from './read-orders';
 import { applyReadModelEvent } from './read-models';
 
 export type { OrdersDeps } from './deps';
@@ -62,8 +62,8 @@ export class OrdersUseCases {
   listOrders(identity: Identity, args: { filter?: OrderFilter | null; page?: number | null; perPage?: number | null; sort?: OrderSort | null }) {
     return listOrders(this.deps, identity, args);
   }
-  statusHistory(orderUuid: string) {
-    return statusHistory(this.deps, orderUuid);
+  statusHistories(orderUuids: readonly string[]) {
+    return statusHistories(this.deps, orderUuids);
   }
   applyReadModelEvent(event: EventEnvelope) {
     return applyReadModelEvent(this.deps, event);

@@ -122,15 +122,22 @@ export async function listOrders(
   };
 }
 
-/** The order's status changes, oldest first (the caller already sees the order). */
-export async function statusHistory(deps: OrdersDeps, orderUuid: string): Promise<StatusChange[]> {
-  const rows = await deps.prisma.orderStatusChange.findMany({ where: { orderUuid }, orderBy: { id: 'asc' } });
-  return rows.map((r) => ({
-    from: r.fromStatus as OrderStatus | null,
-    to: r.toStatus as OrderStatus,
-    at: r.at,
-    actor: r.actor,
-    trigger: r.trigger,
-    reason: r.reason,
-  }));
+/**
+ * The status changes of these orders, oldest first, in one query (a dashboard page asks for the
+ * history of each of its orders: batched per request by the resolver). The caller already sees them.
+ */
+export async function statusHistories(deps: OrdersDeps, orderUuids: readonly string[]): Promise<Map<string, StatusChange[]>> {
+  const rows = await deps.prisma.orderStatusChange.findMany({ where: { orderUuid: { in: [...orderUuids] } }, orderBy: { id: 'asc' } });
+  const byOrder = new Map<string, StatusChange[]>(orderUuids.map((uuid) => [uuid, []]));
+  for (const r of rows) {
+    byOrder.get(r.orderUuid)?.push({
+      from: r.fromStatus as OrderStatus | null,
+      to: r.toStatus as OrderStatus,
+      at: r.at,
+      actor: r.actor,
+      trigger: r.trigger,
+      reason: r.reason,
+    });
+  }
+  return byOrder;
 }

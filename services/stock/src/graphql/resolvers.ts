@@ -4,7 +4,7 @@ import type { StockAdjustment, StockHold, Warehouse, WarehouseStock } from '../d
 import type { HoldResult, HoldStockInput, ProductStock, StockLevelPage, StockUseCases } from '../use-cases';
 import { stockLevelsJson } from '../domain/feed';
 import type { AdjustStockInput, CreateWarehouseInput, SetStockInput, UpdateWarehouseInput } from '../use-cases';
-import { BatchLoader } from './batch';
+import { BatchLoader } from '@pf/platform/graphql/batch-loader';
 
 /** Per-request context of the stock subgraph. */
 export interface StockContext extends SubgraphContext {
