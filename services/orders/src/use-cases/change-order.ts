@@ -7,7 +7,7 @@ import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../
 import { noRead } from '@pf/platform/db/transaction';
 import { lockAndLoadRead, updateOrder } from '../repositories/order-repository';
 import { teamFactsRead } from '../repositories/read-model-repository';
-import { inTransaction, type OrdersDeps } from './deps';
+import { inTransaction, nowOf, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { replaceOrder, teamInactive } from './create-order';
 import { afterStockMove } from './stock-fulfillability';
@@ -110,6 +110,8 @@ export async function merchantAction(
   if (action === 'schedule') {
     const parsed = parseInstant(opts.scheduledAt ?? '', 'scheduledAt');
     if (!parsed.ok) throw Problem.validation(parsed.violations);
+    // A time already past is the input's fault, whatever the order's state.
+    if (parsed.value.getTime() <= nowOf(deps).getTime()) throw Problem.validation([{ property: 'scheduledAt', message: 'Must be in the future.' }]);
     scheduledAt = parsed.value;
   }
   return changeVisibleOrder(
