@@ -3,6 +3,7 @@ import type { EventBus } from '../bus/bus';
 import type { EventEnvelope } from '../events/envelope';
 import type { Logger } from '../logging';
 import { outboxChannel, quoteSchema } from './sql';
+import { ChannelListener } from '../db/listener';
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;
@@ -46,7 +47,7 @@ export class OutboxRelay {
   private wakeOnNotify = false;
   /** A commit was notified since the last batch started: its rows may not have been read yet. */
   private notified = false;
-  private listener?: pg.Client;
+  private listener?: ChannelListener;
   private lastCleanup = 0;
 
   constructor(private readonly opts: OutboxRelayOptions) {
@@ -62,7 +63,18 @@ export class OutboxRelay {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await this.listen();
+    this.listener = new ChannelListener({
+      connection: this.opts.pool.options,
+      channel: outboxChannel(this.opts.schema),
+      // Remembered, so a commit notified while a batch is in flight is not left for the next poll.
+      onNotify: () => {
+        this.notified = true;
+        if (this.wakeOnNotify) this.wake?.();
+      },
+      logger: this.opts.logger,
+      label: `outbox ${this.opts.schema}`,
+    });
+    await this.listener.start();
     this.loop = this.run();
   }
 
@@ -71,7 +83,7 @@ export class OutboxRelay {
     this.running = false;
     this.wake?.();
     await this.loop;
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
     this.listener = undefined;
   }
 
@@ -157,24 +169,6 @@ export class OutboxRelay {
       this.wake = done;
       this.wakeOnNotify = wakeOnNotify;
     });
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client(this.opts.pool.options);
-    client.on('notification', () => {
-      // Remembered, so a commit notified while a batch is in flight is not left for the next poll.
-      this.notified = true;
-      if (this.wakeOnNotify) this.wake?.();
-    });
-    client.on('error', (err) => {
-      // Losing the listener only costs latency: the poll still runs. Reconnect in the background.
-      this.opts.logger.warn({ err }, 'outbox listener connection lost');
-      this.listener = undefined;
-      if (this.running) setTimeout(() => this.running && this.listen().catch(() => undefined), 1000);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${outboxChannel(this.opts.schema)}`);
-    this.listener = client;
   }
 
   private async cleanupIfDue(): Promise<void> {

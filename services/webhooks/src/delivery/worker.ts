@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '@pf/platform/logging';
+import { ChannelListener } from '@pf/platform/db/listener';
 import { afterAttempt, attemptError, isSuccess, maxAttempts } from '../domain/delivery-rules';
 import {
   claimDueDeliveries,
@@ -60,7 +61,7 @@ export class DeliveryWorker {
   /** When the idle loop wakes by itself (ms since the epoch). */
   private wakeAt = 0;
   private notified = false;
-  private listener?: pg.Client;
+  private listener?: ChannelListener;
   private inFlight = 0;
   private readonly channels: ChannelLoad;
   private lastHousekeeping = 0;
@@ -78,7 +79,14 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    await this.listen();
+    this.listener = new ChannelListener({
+      connection: this.opts.pool.options,
+      channel: DELIVERY_CHANNEL,
+      onNotify: () => this.nudge(),
+      logger: this.opts.logger,
+      label: 'webhook queue',
+    });
+    await this.listener.start();
     this.loop = this.run();
   }
 
@@ -89,7 +97,7 @@ export class DeliveryWorker {
     await this.loop;
     await Promise.all([...this.attempts]);
     await this.flush();
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
     this.listener = undefined;
   }
 
@@ -262,19 +270,5 @@ export class DeliveryWorker {
       const timer = setTimeout(done, ms);
       this.wake = done;
     });
-  }
-
-  private async listen(): Promise<void> {
-    const client = new pg.Client(this.opts.pool.options);
-    client.on('notification', () => this.nudge());
-    client.on('error', (err) => {
-      // Losing the listener only costs latency: the poll still runs. Reconnect in the background.
-      this.opts.logger.warn({ err }, 'webhook queue listener connection lost');
-      this.listener = undefined;
-      if (this.running) setTimeout(() => this.running && this.listen().catch(() => undefined), 1000);
-    });
-    await client.connect();
-    await client.query(`LISTEN ${DELIVERY_CHANNEL}`);
-    this.listener = client;
   }
 }
