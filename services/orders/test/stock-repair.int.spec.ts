@@ -1,6 +1,6 @@
 import type { Identity } from '@pf/platform/identity';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
-import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, holdsOf, orderInput, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, holdsOf, orderInput, PROCESS_NOW, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
 /**
  * A change that called the stock service and whose process ended before it committed or undid the
@@ -72,6 +72,18 @@ describe('stock repair of order changes that did not finish', () => {
       await w.stop();
     }
     expect(await placedIds(o.uuid)).toEqual(before);
+  });
+
+  it('a change that meets the row of a lost one puts the stock right first: an order sent after its cancellation was lost consumes its holds', async () => {
+    const o = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: (await draft()).uuid })).confirmOrder;
+    const before = await placedIds(o.uuid);
+    await s.call('stock', ordersService, `mutation ($uuid: ID!) { releaseHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
+    await leftBehind(o.uuid);
+    const sent = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: o.uuid })).processOrderNow;
+    expect(sent.status).toBe('processing');
+    const consumed = (await s.pool.query(`SELECT id::text FROM stock.stock_hold WHERE order_uuid = $1 AND status = 'consumed' ORDER BY id`, [o.uuid])).rows.map((r) => r.id);
+    expect(consumed).toEqual(before);
+    expect(await journalRows(o.uuid)).toBe(0);
   });
 
   it('a later change does not take the row away: a draft cancelled after its confirmation was lost still gets its holds released', async () => {

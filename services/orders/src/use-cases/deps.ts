@@ -8,7 +8,8 @@ import { Problem } from '@pf/platform/problems';
 import type { StockApi } from '../adapters/stock-client';
 import { ORDERS_SCHEMA } from '../db';
 import type { PrismaClient } from '../generated/prisma/client';
-import type { Tx } from '../repositories/order-repository';
+import { loadOrder, type Tx } from '../repositories/order-repository';
+import { repairOrderStock } from './order-stock-repair';
 import { clearStockStepWithCommit, clearStockSteps, recordStockStep } from '../repositories/stock-step-repository';
 
 /** What every use case needs. */
@@ -118,7 +119,7 @@ export function stockUnavailable(): Problem {
  * compensations (reinstate, reconsume) and reads pass straight through.
  */
 /** `journaled`: the orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone). */
-function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool'> & { stock?: StockApi }, tx: Tx, journaled: string[]): StockApi {
+function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi }, tx: Tx, journaled: string[]): StockApi {
   const stock = deps.stock;
   const seen = new Set<string>();
   const journal = async (orderUuid: string): Promise<StockApi> => {
@@ -126,8 +127,19 @@ function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool'> & { stock
     const uuid = orderUuid.toLowerCase();
     if (!seen.has(uuid)) {
       seen.add(uuid);
-      if (!deps.journalPool) throw new Error('a change that calls the stock service needs OrdersDeps.journalPool');
-      if (await recordStockStep(deps.journalPool, uuid)) {
+      const journalPool = deps.journalPool;
+      if (!journalPool) throw new Error('a change that calls the stock service needs OrdersDeps.journalPool');
+      let recorded = await recordStockStep(journalPool, uuid);
+      if (!recorded) {
+        // A row left by a change of this order that did not finish: its stock is put right first
+        // (this change holds the order's lock; the order as committed is read on another
+        // connection), or this change would build on it (a countdown sending an order whose
+        // cancellation was lost would consume nothing, and the stock would be sold twice).
+        await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid));
+        await clearStockSteps(journalPool, [uuid]);
+        recorded = await recordStockStep(journalPool, uuid);
+      }
+      if (recorded) {
         journaled.push(uuid);
         clearStockStepWithCommit(tx, uuid);
       }
