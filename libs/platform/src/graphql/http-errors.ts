@@ -1,17 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler } from 'express';
+import { bodyRefusal } from '../http/body-refusal';
 import type { Logger } from '../logging';
 import { Problem } from '../problems';
-
-/** What body-parser says, per error `type`, about a body it could not read. */
-const BODY_REFUSALS: Record<string, string> = {
-  'entity.parse.failed': 'The request body is not valid JSON.',
-  'entity.too.large': 'The request body is too large.',
-  'charset.unsupported': 'The request body must be UTF-8 JSON.',
-  'encoding.unsupported': 'The request body must be UTF-8 JSON.',
-  'entity.verify.failed': 'The request body could not be read.',
-  'request.size.invalid': 'The request body is shorter or longer than its Content-Length.',
-};
 
 /**
  * The last middleware of a GraphQL endpoint (gateway and subgraphs): what fails before Apollo sees
@@ -26,12 +17,10 @@ export function graphqlHttpErrors(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    const type = (err as { type?: unknown }).type;
-    const status = (err as { status?: unknown }).status;
-    const message = typeof type === 'string' ? BODY_REFUSALS[type] : undefined;
-    if (message !== undefined && typeof status === 'number' && status >= 400 && status < 500) {
+    const message = bodyRefusal(err);
+    if (message !== undefined) {
       const problem = Problem.validation([{ property: 'body', message }], message);
-      res.status(status).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST', problem: problem.toTransport() } }] });
+      res.status((err as { status: number }).status).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST', problem: problem.toTransport() } }] });
       return;
     }
     const reference = randomUUID();

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ErrorRequestHandler, NextFunction, Request, Response } from 'express';
 import { error as validatorErrors } from 'express-openapi-validator';
+import { bodyRefusal } from '@pf/platform/http/body-refusal';
 import type { Logger } from '@pf/platform/logging';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { onTheCountAlone, propertyOfPointer } from '../domain/violations';
@@ -78,33 +79,13 @@ function methodOf(err: ValidatorError): string {
 }
 
 /**
- * body-parser's errors: JSON that does not parse, a body over the size limit, an unknown charset,
- * a body that does not decode as its Content-Encoding says (zlib's or brotli's error, passed on
- * as a 400 without a `type`).
+ * body-parser's errors (`bodyRefusal`), and the edge's own `verify` step's: a body that is not
+ * UTF-8 (http/body.ts).
  */
 function bodyParserAnswer(err: unknown): Answer | undefined {
-  if (!isHttpError(err)) return undefined;
-  const code = (err as { code?: unknown }).code;
-  if (err.status === 400 && typeof code === 'string' && DECOMPRESSION_ERROR.test(code)) {
-    return { problem: Problem.validation([{ property: 'body', message: 'The request body does not decode as its Content-Encoding says.' }]) };
-  }
-  if (typeof (err as { type?: unknown }).type !== 'string') return undefined;
-  const type = (err as unknown as { type: string }).type;
-  const message =
-    type === 'entity.parse.failed'
-      ? 'The request body is not valid JSON.'
-      : type === 'entity.too.large'
-        ? 'The request body is too large.'
-        : type === 'charset.unsupported' || type === 'encoding.unsupported'
-          ? 'The request body must be UTF-8 JSON without content encoding.'
-          : type === 'entity.verify.failed'
-            ? 'The request body is not valid UTF-8.'
-            : undefined;
+  const message = (err as { type?: unknown } | null)?.type === 'entity.verify.failed' ? 'The request body is not valid UTF-8.' : bodyRefusal(err);
   return message ? { problem: Problem.validation([{ property: 'body', message }]) } : undefined;
 }
-
-/** Error codes of node:zlib (`Z_DATA_ERROR`, `Z_BUF_ERROR`) and of its brotli decoder (`ERR__ERROR_FORMAT_...`). */
-const DECOMPRESSION_ERROR = /^(Z_|ERR__ERROR_|ERR_BROTLI)/;
 
 function isValidatorError(err: unknown): err is ValidatorError {
   return (
