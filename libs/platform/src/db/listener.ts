@@ -56,25 +56,22 @@ export class ChannelListener {
   private async connect(): Promise<void> {
     const client = new pg.Client(this.opts.connection);
     let lost = false;
-    client.on('notification', () => this.opts.onNotify());
-    client.on('error', (err) => {
+    // The first failure of this connection closes it and schedules one reconnection; later ones are its echoes.
+    const lose = (err: unknown, message: string) => {
       if (lost) return;
       lost = true;
-      this.opts.logger.warn({ err, listener: this.opts.label }, 'listener connection lost');
+      this.opts.logger.warn({ err, listener: this.opts.label }, message);
       if (this.client === client) this.client = undefined;
       client.end().catch(() => undefined);
       this.reconnectLater();
-    });
+    };
+    client.on('notification', () => this.opts.onNotify());
+    client.on('error', (err) => lose(err, 'listener connection lost'));
     try {
       await client.connect();
       await client.query(`LISTEN ${this.opts.channel}`);
     } catch (err) {
-      if (!lost) {
-        lost = true;
-        this.opts.logger.warn({ err, listener: this.opts.label }, 'listener could not connect');
-        client.end().catch(() => undefined);
-        this.reconnectLater();
-      }
+      lose(err, 'listener could not connect');
       return;
     }
     if (!this.running || lost) {

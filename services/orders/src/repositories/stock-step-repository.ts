@@ -5,10 +5,10 @@ import type { Sql, Tx } from './order-repository';
  * The stock-step journal (migration 0004): an order's row says a change of it has called the stock
  * service and not committed. Recording answers whether this change wrote the row: one left by a
  * change that did not finish is not this change's to delete (the repair compares holds with the
- * order as committed, whatever committed since). Written on a connection of its own, committed before the call; its
- * commit need not wait for the WAL flush: what it guards against is this process ending, and a
- * PostgreSQL crash ends the change's transaction too (the repair then finds nothing to do, or a
- * leftover hold of a call made in the flush's last instant: see docs/orders.md).
+ * order as committed, whatever committed since). Written on a connection of its own, committed
+ * before the call; its commit need not wait for the WAL flush: what it guards against is this
+ * process ending, and a PostgreSQL crash ends the change's transaction too (the repair then finds
+ * nothing to do, or a leftover hold of a call made in the flush's last instant: see docs/orders.md).
  */
 export async function recordStockStep(db: Sql, orderUuid: string): Promise<boolean> {
   const results = (await db.query(

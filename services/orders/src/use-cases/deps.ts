@@ -92,7 +92,8 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
         }
       }
       // Every step undone: nothing for the repair to do. Otherwise the rows stay for it.
-      if (undone) await clearStockSteps(deps.journalPool ?? deps.pool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
+      // (Only a change that had the journal's pool journaled anything.)
+      if (undone && deps.journalPool) await clearStockSteps(deps.journalPool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
       if (attempt < ATTEMPTS && isRetryableConflict(err)) {
         await new Promise((r) => setTimeout(r, 5 * attempt + Math.floor(Math.random() * 10)));
         continue;
@@ -116,9 +117,9 @@ export function stockUnavailable(): Problem {
 /**
  * `deps.stock` with each order journaled (stock_step, committed) before its first step in this
  * change (hold, release, consume, return), and the row deleted by the change's COMMIT. The
- * compensations (reinstate, reconsume) and reads pass straight through.
+ * compensations (reinstate, reconsume) and reads pass straight through. `journaled` collects the
+ * orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone).
  */
-/** `journaled`: the orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone). */
 function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi }, tx: Tx, journaled: string[]): StockApi {
   const stock = deps.stock;
   const seen = new Set<string>();

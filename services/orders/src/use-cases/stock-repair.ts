@@ -1,5 +1,5 @@
 import { lockAndLoadOrder } from '../repositories/order-repository';
-import { leftoverStockSteps } from '../repositories/stock-step-repository';
+import { clearStockStepWithCommit, leftoverStockSteps } from '../repositories/stock-step-repository';
 import { inTransaction, type OrdersDeps } from './deps';
 import { repairOrderStock } from './order-stock-repair';
 
@@ -28,7 +28,7 @@ export async function repairLeftoverStockSteps(deps: OrdersDeps, opts: { olderTh
         const order = await lockAndLoadOrder(tx, orderUuid, { nowait: true });
         if (order === 'locked') return 'busy' as const;
         const repaired = await repairOrderStock(deps.stock, deps.logger, orderUuid, order);
-        await tx.query('DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid', [orderUuid]);
+        clearStockStepWithCommit(tx, orderUuid);
         return repaired ? ('repaired' as const) : ('fine' as const);
       });
       if (result === 'busy') outcome.busy++;

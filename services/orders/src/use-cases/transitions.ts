@@ -213,11 +213,15 @@ async function confirmationChecks(ctx: ChangeContext, order: Order, shippingMeth
   const violations: Violation[] = [];
   if (order.lines.length === 0) violations.push({ property: 'orderLines', message: 'An order needs at least one line to be confirmed.' });
   violations.push(...confirmationAddressViolations(order.shippingDetails));
-  const methods = (await teamFactsOf(ctx, order.teamCode)).shippingMethods;
-  const choice = chooseShippingMethod(methods, shippingMethodCode, order.shippingDetails?.country?.code ?? null);
+  const choice = await teamMethodFor(ctx, order, shippingMethodCode);
   if (!choice.ok) violations.push(...choice.violations);
   if (violations.length > 0 || !choice.ok) throw Problem.validation(violations, 'The order cannot be confirmed as it is.');
   return choice.method;
+}
+
+/** The team's shipping method for the order's destination: the one named, or the preferred one. */
+async function teamMethodFor(ctx: ChangeContext, order: Order, shippingMethodCode: string | null | undefined): Promise<ReturnType<typeof chooseShippingMethod>> {
+  return chooseShippingMethod((await teamFactsOf(ctx, order.teamCode)).shippingMethods, shippingMethodCode, order.shippingDetails?.country?.code ?? null);
 }
 
 /**
@@ -247,8 +251,7 @@ async function ensureFulfilments(ctx: ChangeContext, order: Order, next: Order, 
  * address) and taken by the order and its draft fulfilments; never ignored.
  */
 async function changeShippingMethod(ctx: ChangeContext, order: Order, next: Order, shippingMethodCode: string): Promise<void> {
-  const methods = (await teamFactsOf(ctx, order.teamCode)).shippingMethods;
-  const choice = chooseShippingMethod(methods, shippingMethodCode, order.shippingDetails?.country?.code ?? null);
+  const choice = await teamMethodFor(ctx, order, shippingMethodCode);
   if (!choice.ok) throw Problem.validation(choice.violations);
   if (order.shippingMethod?.code === choice.method.code && order.shippingMethod.name === choice.method.name) return;
   next.shippingMethod = choice.method;

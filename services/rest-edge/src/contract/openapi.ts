@@ -92,6 +92,8 @@ interface ParameterObject {
   $ref?: string;
 }
 
+const SHARED_PARAMETER = '#/components/parameters/';
+
 /**
  * Names of the query parameters the document types as integers, on any operation (a `$ref` to
  * `components/parameters` followed). The request validator coerces a query value with
@@ -100,7 +102,7 @@ interface ParameterObject {
  */
 export function integerQueryParameters(doc: OpenApiDocument): string[] {
   const shared = (doc.components?.parameters ?? {}) as Record<string, ParameterObject>;
-  const resolve = (p: ParameterObject): ParameterObject => (p.$ref?.startsWith('#/components/parameters/') ? (shared[p.$ref.slice(24)] ?? p) : p);
+  const resolve = (p: ParameterObject): ParameterObject => (p.$ref?.startsWith(SHARED_PARAMETER) ? (shared[p.$ref.slice(SHARED_PARAMETER.length)] ?? p) : p);
   const names = new Set<string>();
   for (const item of Object.values(doc.paths)) {
     const lists = [item.parameters, ...HTTP_METHODS.map((m) => (item[m] as { parameters?: unknown } | undefined)?.parameters)];
