@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import type { Identity } from '@pf/platform/identity';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import { recordStockStep } from '../src/repositories/stock-step-repository';
 import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, holdsOf, orderInput, PROCESS_NOW, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
 /**
@@ -43,6 +46,26 @@ describe('stock repair of order changes that did not finish', () => {
     const short = await s.gql<any>(s.urls.orders, t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-D', 6]], { reserve: true }) });
     expect(short.errors?.[0]?.extensions?.problem?.problemType).toBe('stock-unavailable');
     expect((await s.pool.query('SELECT count(*)::int AS n FROM orders.stock_step')).rows[0].n).toBe(0);
+  });
+
+  it('a journal write that fails leaves its connection fit for the next change', async () => {
+    // One connection, so the next write gets the very connection the failed one used.
+    const one = new pg.Pool({ connectionString: s.pool.options.connectionString, max: 1, options: '-c lock_timeout=200' });
+    const holder = await s.pool.connect();
+    const [busy, free] = [randomUUID(), randomUUID()];
+    try {
+      await holder.query('BEGIN');
+      await holder.query('INSERT INTO orders.stock_step (order_uuid) VALUES ($1)', [busy]);
+      // Waits on the uncommitted row, then gives up.
+      await expect(recordStockStep(one, busy)).rejects.toMatchObject({ code: '55P03' });
+      await holder.query('ROLLBACK');
+      expect(await recordStockStep(one, free)).toBe(true);
+      expect(await recordStockStep(one, free)).toBe(false);
+    } finally {
+      holder.release();
+      await one.end();
+      await s.pool.query('DELETE FROM orders.stock_step WHERE order_uuid = $1', [free]);
+    }
   });
 
   it('a confirmation lost after stock held its lines: the draft holds nothing again', async () => {

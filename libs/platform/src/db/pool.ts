@@ -13,3 +13,25 @@ export function openPool(config: pg.PoolConfig, logger: Pick<Logger, 'warn'> | u
   pool.on('error', (err) => logger?.warn({ err, pool: label }, 'idle database connection failed'));
   return pool;
 }
+
+/**
+ * Runs `work` on a connection checked out of `pool`, then gives it back, or closes it when it is
+ * no longer fit for another user: the server dropped it meanwhile, or `work` called `discard`
+ * (a ROLLBACK that failed leaves a transaction in an unknown state). A dropped connection is
+ * reported by pg as an 'error' event on the checked-out client, which unlistened would end the
+ * process: it is listened to here for the whole checkout, whatever `work` waits on.
+ */
+export async function withClient<R>(pool: pg.Pool, work: (client: pg.PoolClient, discard: (reason: Error) => void) => Promise<R>): Promise<R> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const discard = (reason: Error) => {
+    broken ??= reason;
+  };
+  client.on('error', discard);
+  try {
+    return await work(client, discard);
+  } finally {
+    client.removeListener('error', discard);
+    client.release(broken);
+  }
+}

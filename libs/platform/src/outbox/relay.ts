@@ -4,6 +4,9 @@ import type { EventEnvelope } from '../events/envelope';
 import type { Logger } from '../logging';
 import { outboxChannel, quoteSchema } from './sql';
 import { ChannelListener } from '../db/listener';
+import { withClient } from '../db/pool';
+import { queryBatch, type BatchResult, type BatchStatement } from '../db/batch';
+import { prepared } from '../db/statement';
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;
@@ -26,6 +29,11 @@ export interface OutboxRelayOptions {
 /** Transaction-local setting that carries whether this transaction holds the publisher lock. */
 const PUBLISHER_SETTING = 'pf.outbox_publisher';
 
+const BEGIN: BatchStatement = { text: 'BEGIN' };
+const COMMIT: BatchStatement = { text: 'COMMIT' };
+const RELAXED_COMMIT: BatchStatement = { name: 'pf.relay.relaxed-commit', text: "SELECT set_config('synchronous_commit', 'off', true)" };
+const TAKE_PUBLISHER_LOCK = `SELECT set_config('${PUBLISHER_SETTING}', pg_try_advisory_xact_lock(hashtext($1))::text, true) AS ok`;
+
 /**
  * Publishes outbox rows to the bus in commit order, at least once. A transaction-level advisory
  * lock makes one replica the publisher at a time, which keeps each aggregate's events in order;
@@ -34,7 +42,7 @@ const PUBLISHER_SETTING = 'pf.outbox_publisher';
  */
 export class OutboxRelay {
   private readonly schema: string;
-  /** The publisher lock's key; only [a-z0-9_:-] (quoteSchema checked the schema name). */
+  /** The publisher lock's key. */
   private readonly lockKey: string;
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
@@ -49,9 +57,14 @@ export class OutboxRelay {
   private notified = false;
   private listener?: ChannelListener;
   private lastCleanup = 0;
+  private readonly readBatchSql: string;
+  private readonly markPublishedSql: string;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.schema = quoteSchema(opts.schema);
+    this.readBatchSql = `SELECT seq, topic, envelope FROM ${this.schema}.outbox_event
+      WHERE current_setting('${PUBLISHER_SETTING}') = 'true' AND published_at IS NULL ORDER BY seq LIMIT $1`;
+    this.markPublishedSql = `UPDATE ${this.schema}.outbox_event SET published_at = now() WHERE seq = ANY($1::bigint[])`;
     this.lockKey = `pf-outbox:${opts.schema}`;
     this.batchSize = opts.batchSize ?? 200;
     if (!Number.isSafeInteger(this.batchSize) || this.batchSize < 1) throw new Error(`outbox relay: batchSize must be a positive integer, not ${this.batchSize}`);
@@ -89,51 +102,39 @@ export class OutboxRelay {
 
   /** Publishes one batch; returns how many rows it published (0 when idle or not the publisher). */
   async publishBatch(): Promise<number> {
-    const client = await this.opts.pool.connect();
-    // The connection sits idle while the bus publishes; if the server drops it then, pg emits
-    // 'error' on the checked-out client, which would crash the process without a listener.
-    let broken: Error | undefined;
-    const onError = (err: Error) => {
-      broken = err;
-    };
-    client.on('error', onError);
-    try {
-      // BEGIN, the publisher lock and the read in one round trip: a simple-protocol query of three
-      // statements. Each statement of it takes its own snapshot, so the read sees every row
-      // committed before the lock was taken; the lock's outcome reaches the read through a
-      // transaction-local setting. (The key is built from the schema name, which quoteSchema
-      // allowed: [a-z0-9_] only; the batch size is an integer.) The published mark need not wait
-      // for its WAL flush: lost in a crash, it only makes the batch go out again, which consumers
-      // tolerate (at least once, inbox), so the relay's commits cost no fsync of their own.
-      const [, , lock, batch] = (await client.query(
-        `BEGIN;
-         SET LOCAL synchronous_commit TO off;
-         SELECT set_config('${PUBLISHER_SETTING}', pg_try_advisory_xact_lock(hashtext('${this.lockKey}'))::text, true) AS ok;
-         SELECT seq, topic, envelope FROM ${this.schema}.outbox_event
-          WHERE current_setting('${PUBLISHER_SETTING}') = 'true' AND published_at IS NULL ORDER BY seq LIMIT ${this.batchSize}`,
-      )) as unknown as [pg.QueryResult, pg.QueryResult, pg.QueryResult<{ ok: string }>, pg.QueryResult<{ seq: string; topic: string; envelope: EventEnvelope }>];
-      if (lock.rows[0]?.ok !== 'true') {
-        await client.query('ROLLBACK');
-        return 0;
+    // The connection sits idle while the bus publishes: withClient listens for its loss meanwhile.
+    return withClient(this.opts.pool, async (client, discard) => {
+      try {
+        // BEGIN, the publisher lock and the read in one round trip (a batch of prepared statements:
+        // parsed and planned once per connection). Each statement takes its own snapshot, so the
+        // read sees every row committed before the lock was taken; the lock's outcome reaches the
+        // read through a transaction-local setting. The published mark need not wait for its WAL
+        // flush: lost in a crash, it only makes the batch go out again, which consumers tolerate
+        // (at least once, inbox), so the relay's commits cost no fsync of their own.
+        const [, , lock, batch] = (await queryBatch(client, [
+          BEGIN,
+          RELAXED_COMMIT,
+          prepared('outbox', TAKE_PUBLISHER_LOCK, [this.lockKey]),
+          prepared('outbox', this.readBatchSql, [this.batchSize]),
+        ])) as [BatchResult, BatchResult, BatchResult<{ ok: string }>, BatchResult<{ seq: string; topic: string; envelope: EventEnvelope }>];
+        if (lock.rows[0]?.ok !== 'true') {
+          await client.query('ROLLBACK');
+          return 0;
+        }
+        const rows = batch.rows;
+        if (rows.length === 0) {
+          await client.query('COMMIT');
+          return 0;
+        }
+        await this.opts.bus.publish(rows.map((r) => ({ topic: r.topic, event: r.envelope })));
+        // Marked and committed in one round trip.
+        await queryBatch(client, [prepared('outbox', this.markPublishedSql, [rows.map((r) => r.seq)]), COMMIT]);
+        return rows.length;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(discard);
+        throw err;
       }
-      const rows = batch.rows;
-      if (rows.length === 0) {
-        await client.query('COMMIT');
-        return 0;
-      }
-      await this.opts.bus.publish(rows.map((r) => ({ topic: r.topic, event: r.envelope })));
-      // Marked and committed in one round trip: the seqs are the bigint column's own digits.
-      const seqs = rows.map((r) => String(r.seq));
-      if (!seqs.every((seq) => /^\d+$/.test(seq))) throw new Error(`outbox relay: unexpected seq in ${seqs.join(',')}`);
-      await client.query(`UPDATE ${this.schema}.outbox_event SET published_at = now() WHERE seq = ANY('{${seqs.join(',')}}'::bigint[]); COMMIT`);
-      return rows.length;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
+    });
   }
 
   private async run(): Promise<void> {

@@ -1,3 +1,6 @@
+import type pg from 'pg';
+import { queryBatch, type BatchStatement } from '@pf/platform/db/batch';
+import { withClient } from '@pf/platform/db/pool';
 import { statement } from '@pf/platform/db/statement';
 import type { Sql, Tx } from './order-repository';
 
@@ -10,15 +13,24 @@ import type { Sql, Tx } from './order-repository';
  * process ending, and a PostgreSQL crash ends the change's transaction too (the repair then finds
  * nothing to do, or a leftover hold of a call made in the flush's last instant: see docs/orders.md).
  */
-export async function recordStockStep(db: Sql, orderUuid: string): Promise<boolean> {
-  const results = (await db.query(
-    `BEGIN; SET LOCAL synchronous_commit = off;
-     INSERT INTO orders.stock_step (order_uuid) VALUES ('${asUuid(orderUuid)}') ON CONFLICT (order_uuid) DO NOTHING;
-     COMMIT`,
-  )) as unknown as { rowCount: number | null }[];
-  // false: a row is there already, left by a change that did not finish; it stays for the repair.
-  return results[2]?.rowCount === 1;
+export function recordStockStep(pool: pg.Pool, orderUuid: string): Promise<boolean> {
+  return withClient(pool, async (client, discard) => {
+    try {
+      const [, , recorded] = await queryBatch(client, [BEGIN, RELAXED_COMMIT, RECORD_STOCK_STEP([orderUuid]), COMMIT]);
+      // false: a row is there already, left by a change that did not finish; it stays for the repair.
+      return recorded!.rowCount === 1;
+    } catch (err) {
+      // A failed statement leaves the transaction open and aborted: not to be given back so.
+      await client.query('ROLLBACK').catch(discard);
+      throw err;
+    }
+  });
 }
+
+const BEGIN: BatchStatement = { text: 'BEGIN' };
+const COMMIT: BatchStatement = { text: 'COMMIT' };
+const RELAXED_COMMIT: BatchStatement = { name: 'orders.relaxed-commit', text: "SELECT set_config('synchronous_commit', 'off', true)" };
+const RECORD_STOCK_STEP = statement('orders', `INSERT INTO orders.stock_step (order_uuid) VALUES ($1::uuid) ON CONFLICT (order_uuid) DO NOTHING`);
 
 const CLEAR_STOCK_STEP = statement('orders', `DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid`);
 
@@ -41,12 +53,4 @@ export async function leftoverStockSteps(db: Sql, olderThanMs: number, limit: nu
     [olderThanMs, limit],
   );
   return rows.map((r) => r.order_uuid);
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** The uuid, checked: it goes into a simple-protocol query (three statements need it). */
-function asUuid(value: string): string {
-  if (!UUID.test(value)) throw new Error(`not a uuid: ${value}`);
-  return value.toLowerCase();
 }

@@ -97,10 +97,10 @@ export function lockProducts(sql: Sql, uuids: readonly string[]): Promise<Produc
 
 /** Up to `limit` product uuids after `after` (keyset, uuid order), deleted ones included. */
 export async function productUuidsAfter(sql: Sql, after: string | null, limit: number): Promise<string[]> {
-  const rows = await rowsOf<{ uuid: string }>(
-    sql,
-    `SELECT uuid::text AS uuid FROM stock.product WHERE $1::uuid IS NULL OR uuid > $1::uuid ORDER BY uuid LIMIT $2`,
-    [after, limit],
-  );
+  // Two texts, not `$1 IS NULL OR uuid > $1`: the range must reach the plan, generic plans included.
+  const rows =
+    after === null
+      ? await rowsOf<{ uuid: string }>(sql, `SELECT uuid::text AS uuid FROM stock.product ORDER BY uuid LIMIT $1`, [limit])
+      : await rowsOf<{ uuid: string }>(sql, `SELECT uuid::text AS uuid FROM stock.product WHERE uuid > $1::uuid ORDER BY uuid LIMIT $2`, [after, limit]);
   return rows.map((r) => r.uuid);
 }
