@@ -663,6 +663,9 @@ describe('the order endpoints', () => {
       for (const [query, property] of [
         ['status=queued,shipped', 'status[1]'],
         ['updated-since=yesterday', 'updated-since'],
+        // well-formed, but of year 0 in UTC (Postgres has none): was a 500
+        ['updated-since=0000-01-01T00:00:00Z', 'updated-since'],
+        ['created-since=0001-01-01T00:00:00%2B01:00', 'created-since'],
         ['per-page=101', 'per-page'],
         ['page=0', 'page'],
         ['page=0x2', 'page'],

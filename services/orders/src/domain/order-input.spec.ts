@@ -111,6 +111,14 @@ describe('order input (rule O4)', () => {
     expect(parseInstant('2028-02-29T23:59:59.999-05:30', 'scheduledAt').ok).toBe(true);
   });
 
+  it('an instant is in years 1 to 9999 in UTC (Postgres has no year 0)', () => {
+    expect(parseInstant('0001-01-01T00:00:00Z', 'updatedSince').ok).toBe(true);
+    expect(parseInstant('9999-12-31T23:59:59.999Z', 'updatedSince').ok).toBe(true);
+    for (const bad of ['0000-01-01T00:00:00Z', '0001-01-01T00:30:00+01:00', '9999-12-31T23:30:00-01:00']) {
+      expect(parseInstant(bad, 'updatedSince')).toEqual({ ok: false, violations: [{ property: 'updatedSince', message: expect.stringContaining('0001-01-01T00:00:00Z') }] });
+    }
+  });
+
   it('a batch prefix names the order inside it', () => {
     expect(props(validateOrderInput({ orderNumber: 'x', orderLines: [line('x'.repeat(256))] }, 'orders[3].'))).toEqual(['orders[3].orderLines[0].product.sku']);
   });

@@ -236,12 +236,23 @@ export function validateShippingDetails(given: ShippingDetailsInput | null | und
   };
 }
 
-/** An ISO 8601 instant with a time zone designator, or a violation naming `property`. */
+/** The instants an order stores or filters by: years 1 to 9999 in UTC (Postgres has no year 0). */
+const EARLIEST_INSTANT = Date.parse('0001-01-01T00:00:00Z');
+const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * An ISO 8601 instant with a time zone designator, in UTC between 0001-01-01T00:00:00Z and
+ * 9999-12-31T23:59:59.999Z, or a violation naming `property`. (`0001-01-01T00:30:00+01:00` is a
+ * well-formed instant of year 0, which Postgres cannot store or compare.)
+ */
 export function parseInstant(value: string, property: string): Validated<Date> {
   const form = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))$/i.exec(value);
   const date = new Date(value);
   if (!form || !onTheCalendar(form) || Number.isNaN(date.getTime())) {
     return { ok: false, violations: [{ property, message: 'An ISO 8601 date and time with a time zone, e.g. 2026-11-02T09:30:00Z.' }] };
+  }
+  if (date.getTime() < EARLIEST_INSTANT || date.getTime() > LATEST_INSTANT) {
+    return { ok: false, violations: [{ property, message: 'A date and time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z.' }] };
   }
   return { ok: true, value: date };
 }
