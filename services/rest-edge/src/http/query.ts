@@ -12,7 +12,10 @@ const OFFSET_SIGN_DECODED_AS_SPACE = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?
 export function queryParser(instantParameters: readonly string[]): (query: string) => ParsedUrlQuery {
   const repair = (value: string) => value.replace(OFFSET_SIGN_DECODED_AS_SPACE, '$1+$2');
   return (query) => {
-    const parsed = parse(query);
+    // Every parameter: querystring keeps the first 1000 by default and drops the rest silently, so
+    // a filter after 1000 unknown parameters went unapplied and unrefused. The request line is
+    // bounded by the server's header size limit, and with it the count.
+    const parsed = parse(query, undefined, undefined, { maxKeys: 0 });
     for (const name of instantParameters) {
       const value = parsed[name];
       if (typeof value === 'string') parsed[name] = repair(value);
