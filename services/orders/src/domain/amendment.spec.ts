@@ -23,6 +23,14 @@ describe('rule O5: amendment acceptance', () => {
     }
   });
 
+  it('order-not-amendable for a cancelled order, whose cancelled fulfilments reached no supplier (was fulfilment-underway)', () => {
+    expect(amendmentRefusal({ status: 'cancelled', confirmedAt: at, fulfilmentStatuses: ['cancelled', 'cancelled'] })).toEqual({
+      reason: 'order-not-amendable',
+      merchantMessage: MERCHANT_MESSAGES['order-not-amendable'],
+      detail: 'The order is cancelled.',
+    });
+  });
+
   it('every reason has a merchant message; stock-held, being-rebuilt and unexpected-error come from the use case', () => {
     for (const reason of ['stock-held', 'being-rebuilt', 'unexpected-error'] as const) {
       expect(refusal(reason, 'why')).toEqual({ reason, merchantMessage: MERCHANT_MESSAGES[reason], detail: 'why' });

@@ -42,6 +42,8 @@ export function refusal(reason: AmendmentRefusalReason, detail: string): Amendme
  * or scheduled and every fulfilment is still a draft.
  */
 export function amendmentRefusal(order: OrderState): AmendmentRefusal | null {
+  // A cancellation cancels the open fulfilments too: they reached no supplier for it.
+  if (order.status === 'cancelled') return refusal('order-not-amendable', 'The order is cancelled.');
   if (somethingSent(order) || ['processing', 'back-order'].includes(order.status)) {
     return refusal('fulfilment-underway', `A fulfilment of the order has reached a supplier (order status ${order.status}).`);
   }
