@@ -181,8 +181,9 @@ describe('webhook delivery to a real HTTPS receiver', () => {
     expect(log.attempts.every((a) => typeof a.durationMs === 'number' && String(a.url).startsWith(`https://${HOST}:`))).toBe(true);
   }, 30_000);
 
-  it('fails a delivery after 5 attempts; a manual redelivery sends the same bytes and signature', async () => {
-    const { channelId, code } = await channelWithUrl('exhaust');
+  it('fails a delivery after 5 attempts; a manual redelivery sends the same bytes, signed when queued (after a rotation: with the new secret)', async () => {
+    const { channelId, code, secret: old } = await channelWithUrl('exhaust');
+    receiver.trust('exhaust-old', old);
     receiver.answer(...Array.from({ length: 5 }, () => ({ status: 503 })));
     const order = orderFacts(channelId);
     await h.publish(OrderCreated, order.orderUuid, { order });
@@ -194,6 +195,8 @@ describe('webhook delivery to a real HTTPS receiver', () => {
       return res.data?.webhookDelivery?.status === 'FAILED' ? res.data.webhookDelivery : undefined;
     });
     expect(failed.lastError).toContain('HTTP 503');
+    expect(five.every((r) => r.verifiedWith === 'exhaust-old')).toBe(true);
+    receiver.trust(code, await h.rotate(channelId));
     const again = await h.graphql<{ redeliverWebhook: { id: string; origin: string; redeliveryOf: string; signature: string } }>(
       backoffice,
       'mutation($d: ID!) { redeliverWebhook(deliveryId: $d) { id origin redeliveryOf signature } }',
@@ -203,8 +206,9 @@ describe('webhook delivery to a real HTTPS receiver', () => {
     const six = await arrived(code, 6);
     expect(six[5]!.deliveryId).toBe(again.data!.redeliverWebhook.id);
     expect(six[5]!.body.equals(five[0]!.body)).toBe(true);
-    expect(six[5]!.headers.signature).toBe(five[0]!.headers.signature);
+    expect(six[5]!.headers.signature).not.toBe(five[0]!.headers.signature);
     expect(six[5]!.verifiedWith).toBe(code);
+    expect(again.data!.redeliverWebhook.signature).toBe(six[5]!.headers.signature);
     // Only a failed delivery can be redelivered; integrations cannot.
     const twice = await h.graphql(backoffice, 'mutation($d: ID!) { redeliverWebhook(deliveryId: $d) { id } }', { d: again.data!.redeliverWebhook.id });
     expect(twice.errors?.[0]?.extensions?.problem?.problemType).toMatch(/conflict/);

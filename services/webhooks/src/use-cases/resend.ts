@@ -9,6 +9,7 @@ import {
   orderFulfillableStatusUpdatedPayload,
   orderStatusUpdatedPayload,
   RESENDABLE_TYPES,
+  signBody,
   type OrderSnapshot,
   type ResendableType,
 } from '../domain/notifications';
@@ -101,8 +102,10 @@ async function notQueueable(deps: WebhooksDeps, channelId: string): Promise<Prob
 }
 
 /**
- * Back-office: sends a failed delivery again as a new delivery with the SAME bytes and signature
- * (and a fresh set of attempts). Only while the channel may get new webhooks.
+ * Back-office: sends a failed delivery again as a new delivery with the same bytes (and a fresh set
+ * of attempts), signed when queued like every webhook: with the channel's secret as it is now, so a
+ * redelivery after a rotation verifies with the new secret (spec section 6: a webhook re-sent
+ * after rotation uses the new secret). Only while the channel may get new webhooks.
  */
 export async function redeliver(deps: WebhooksDeps, identity: Identity, deliveryId: string) {
   authoriseBackOffice(identity);
@@ -127,8 +130,8 @@ export async function redeliver(deps: WebhooksDeps, identity: Identity, delivery
         sourceEventId: null,
         redeliveryOf: original.id,
         body: original.body,
-        signature: original.signature,
-        secretVersion: original.secretVersion,
+        signature: signBody(original.body, deps.secrets.open(endpoint.secret, endpoint.channelId)),
+        secretVersion: endpoint.secretVersion,
       },
     ]);
     deps.logger.info({ deliveryId: id, redeliveryOf: original.id, channelId: original.channelId }, 'failed delivery queued again');
