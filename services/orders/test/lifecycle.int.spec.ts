@@ -379,12 +379,16 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       }
     });
 
-    it('failed, partial, back-order, invalid and returned follow the fulfilments', async () => {
+    it('failed, partial, back-order and invalid follow the fulfilments; a parcel that comes back counts as not shipped', async () => {
       expect((await orderInState(s, t, 'failed', number())).status).toBe('failed');
       expect((await orderInState(s, t, 'partial', number())).status).toBe('partial');
       expect((await orderInState(s, t, 'back-order', number())).status).toBe('back-order');
       expect((await orderInState(s, t, 'invalid', number())).status).toBe('invalid');
-      expect((await orderInState(s, t, 'returned', number())).status).toBe('returned');
+      // Section 3: partial = at least one dispatched and one not; failed = every one failed, cancelled or returned.
+      const complete = await orderInState(s, t, 'complete', number());
+      const [f1, f2] = complete.fulfilments;
+      expect((await s.ok<any>(t.backOffice, PROGRESS, { fulfilmentUuid: f1!.uuid, input: { status: 'returned' } })).recordFulfilmentProgress.status).toBe('partial');
+      expect((await s.ok<any>(t.backOffice, PROGRESS, { fulfilmentUuid: f2!.uuid, input: { status: 'returned' } })).recordFulfilmentProgress.status).toBe('failed');
     });
 
     it('refuses moves the fulfilment table does not have (428) and statuses it does not know (422)', async () => {

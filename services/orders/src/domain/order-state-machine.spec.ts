@@ -246,28 +246,37 @@ describe('final statuses from fulfilments', () => {
     expect(deriveFromFulfilments('invalid', ['cancelled', 'failed'])).toBe('failed');
   });
 
-  it('holding and error only finish; complete and partial become returned when a parcel comes back', () => {
+  it('holding and error only finish; a parcel that comes back counts as not shipped (section 3: complete, partial, failed)', () => {
     expect(deriveFromFulfilments('holding', ['processing', 'back-order'])).toBe('holding');
     expect(deriveFromFulfilments('holding', ['dispatched'])).toBe('complete');
     expect(deriveFromFulfilments('error', ['failed'])).toBe('failed');
-    expect(deriveFromFulfilments('complete', ['dispatched', 'returned'])).toBe('returned');
-    expect(deriveFromFulfilments('partial', ['returned', 'failed'])).toBe('returned');
+    expect(deriveFromFulfilments('complete', ['dispatched', 'returned'])).toBe('partial');
+    expect(deriveFromFulfilments('complete', ['returned'])).toBe('failed');
+    expect(deriveFromFulfilments('partial', ['returned', 'failed'])).toBe('failed');
+    expect(deriveFromFulfilments('partial', ['dispatched', 'cancelled'])).toBe('partial');
     expect(deriveFromFulfilments('complete', ['dispatched'])).toBe('complete');
     for (const status of ['draft', 'queued', 'scheduled', 'cancelled', 'failed'] as const) {
       expect(deriveFromFulfilments(status, ['dispatched'])).toBe(status);
     }
   });
 
-  it('the settled status depends on the fulfilments alone, not on the order they finished in', () => {
+  it('no order becomes returned from its fulfilments; one recorded as returned before settles at the final status', () => {
+    const reachable = new Set<string>();
+    const statuses = ['dispatched', 'returned', 'failed', 'cancelled', 'processing'] as const;
+    for (const a of statuses) for (const b of statuses) for (const from of ['processing', 'complete', 'partial', 'holding', 'error'] as const) reachable.add(deriveFromFulfilments(from, [a, b]));
+    expect(reachable.has('returned')).toBe(false);
+    expect(deriveFromFulfilments('returned', ['returned', 'returned'])).toBe('failed');
+    expect(deriveFromFulfilments('returned', ['returned', 'dispatched'])).toBe('partial');
+  });
+
+  it('the final status depends on the fulfilments alone, not on the order they finished in', () => {
     // A dispatched, B failed (partial), then A returned
-    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['dispatched', 'failed']), ['returned', 'failed'])).toBe('returned');
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['dispatched', 'failed']), ['returned', 'failed'])).toBe('failed');
     // A dispatched and returned while B is processing, then B failed
-    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['returned', 'processing']), ['returned', 'failed'])).toBe('returned');
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['returned', 'processing']), ['returned', 'failed'])).toBe('failed');
     // {returned, dispatched} either way round
-    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['returned', 'processing']), ['returned', 'dispatched'])).toBe('returned');
-    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['dispatched', 'dispatched']), ['returned', 'dispatched'])).toBe('returned');
-    // a returned order whose other parcel comes back too stays returned
-    expect(deriveFromFulfilments('returned', ['returned', 'returned'])).toBe('returned');
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['returned', 'processing']), ['returned', 'dispatched'])).toBe('partial');
+    expect(deriveFromFulfilments(deriveFromFulfilments('processing', ['dispatched', 'dispatched']), ['returned', 'dispatched'])).toBe('partial');
   });
 
   it('supplier progress is recorded only on orders that were sent', () => {

@@ -363,25 +363,20 @@ const FOLLOWS_FULFILMENTS: readonly OrderStatus[] = ['processing', 'back-order',
 const FINISHABLE_ONLY: readonly OrderStatus[] = ['holding', 'error'];
 
 /**
- * What finished fulfilments settle an order at: their final status (finalStatusOf), except that an
- * order a parcel of which came back (a fulfilment `returned`, which was dispatched) is `returned`.
- * A function of the statuses alone, so the order in which the fulfilments finished does not matter.
- */
-export function settledStatusOf(statuses: readonly FulfilmentStatus[]): 'complete' | 'partial' | 'failed' | 'returned' | null {
-  const final = finalStatusOf(statuses);
-  return final !== null && statuses.includes('returned') ? 'returned' : final;
-}
-
-/**
  * The order's status after a fulfilment changed (ours):
- * - processing, back-order, invalid: settled status once every fulfilment is finished; otherwise
- *   invalid when one is invalid, back-order when one is on back order, processing else;
- * - holding, error: only a settled status replaces them;
- * - complete, partial or returned: the settled status (`returned` once a dispatched fulfilment came back);
+ * - processing, back-order, invalid: the final status once every fulfilment is finished
+ *   (finalStatusOf: section 3's complete, partial, failed); otherwise invalid when one is invalid,
+ *   back-order when one is on back order, processing else;
+ * - holding, error: only a final status replaces them;
+ * - complete, partial (and a `returned` order of before): the final status again when a
+ *   dispatched parcel comes back (a `returned` fulfilment counts as not shipped: section 3's
+ *   `failed` lists it), so complete becomes partial, partial may become failed;
  * - anything else (draft, queued, scheduled, cancelled, failed): unchanged.
+ * No order becomes `returned` from its fulfilments: section 3 derives only complete, partial and
+ * failed from them.
  */
 export function deriveFromFulfilments(current: OrderStatus, statuses: readonly FulfilmentStatus[]): OrderStatus {
-  const final = settledStatusOf(statuses);
+  const final = finalStatusOf(statuses);
   if (current === 'complete' || current === 'partial' || current === 'returned') return final ?? current;
   if (FINISHABLE_ONLY.includes(current)) return final ?? current;
   if (!FOLLOWS_FULFILMENTS.includes(current)) return current;
