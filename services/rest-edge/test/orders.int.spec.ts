@@ -748,13 +748,13 @@ describe('the order endpoints', () => {
       expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}order-state-forbids`, title: 'Precondition Required', status: 428, detail: expect.any(String) });
     });
 
-    it('an order cancelled after its confirmation cannot be confirmed again either: 428, the order unchanged', async () => {
+    it('an order cancelled after its confirmation is a confirmed order: confirming it again answers 202 with it unchanged', async () => {
       const order = await confirmed();
       const cancelled = await api.call('PUT', `/orders/${order.uuid}/cancel`);
       expect(cancelled.body.data).toMatchObject({ status: 'cancelled', confirmedAt: order.confirmedAt });
       const res = await confirm(order.uuid);
-      expect(res.status).toBe(428);
-      expect(res.body).toMatchObject({ type: `${PROBLEM_TYPE_BASE}order-state-forbids`, status: 428 });
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({ data: cancelled.body.data });
       expect((await get(order.uuid)).body.data).toEqual(cancelled.body.data);
     });
   });

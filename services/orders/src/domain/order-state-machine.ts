@@ -280,9 +280,9 @@ export type Decision =
  * refused.
  */
 export function decide(order: OrderState, trigger: OrderTrigger, ctx: TransitionContext): Decision {
-  // Confirming again answers the order as it is, unless it was cancelled since: a cancelled order
-  // keeps its confirmedAt, but "confirmed for processing" it is not (no row confirms it: 428).
-  if (trigger === 'confirm' && isConfirmed(order) && order.status !== 'cancelled') return { kind: 'unchanged' };
+  // Confirming a confirmed order answers it as it is (section 3), whatever became of it since:
+  // confirmation is confirmedAt, never the status, and a cancelled order keeps it.
+  if (trigger === 'confirm' && isConfirmed(order)) return { kind: 'unchanged' };
   const candidates = TRANSITIONS.filter((t) => t.trigger === trigger && t.from.includes(order.status));
   let detail = `An order in status ${order.status} cannot be changed that way (${trigger}).`;
   for (const t of candidates) {
