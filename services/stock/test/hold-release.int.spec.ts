@@ -157,20 +157,28 @@ describe('placed holds released per supplier location (releaseHolds with locatio
     expect(await figure(p)).toBe(8);
   });
 
-  it('reinstating places the order\'s holds again even when the stock was promised elsewhere meanwhile (the figure stays at 0 there), but never a line held again at that location', async () => {
+  it('reinstating is refused while the stock was sold elsewhere meanwhile (409 naming the product, nothing changes), and never places a line held again at that location', async () => {
     const p = await h.product(team);
     await setStock(h, team, p.productUuid, a, 2);
     const order = randomUUID();
     await hold(order, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 2 }]);
     const released = await releaseAt(order, ['a']);
     const rival = randomUUID();
-    await hold(rival, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 2 }]);
+    await hold(rival, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 1 }]);
+    const seq = await lastOutboxSeq(h);
+    expect(await h.problem(ordersService, REINSTATE_HOLDS, { orderUuid: order, holdIds: [released[0].id] })).toMatchObject({
+      problemType: 'stock-unavailable',
+      extensions: { shortages: [{ productUuid: p.productUuid, sku: p.sku, requested: 2, available: 1 }] },
+    });
+    expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 2, held: 1, placed: 1 }]);
+    expect(await holdsOf(order)).toEqual([[1, 'a', 2, 'RELEASED']]);
+    expect(await outboxAfter(h, seq)).toEqual([]);
+    // The rival let go: the release can be undone again.
+    await h.ok(ordersService, RELEASE_HOLDS, { orderUuid: rival });
     expect((await reinstate(order, [released[0].id])).map((x) => x.status)).toEqual(['PLACED']);
-    expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 2, held: 4, placed: 4 }]);
-    expect(await figure(p)).toBe(0);
+    expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 2, held: 2, placed: 2 }]);
 
     // The order held line 1 at a again after the release: the old hold stays released.
-    await h.ok(ordersService, RELEASE_HOLDS, { orderUuid: rival });
     await h.ok(ordersService, RELEASE_HOLDS, { orderUuid: order });
     const again = randomUUID();
     await hold(again, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 1 }]);

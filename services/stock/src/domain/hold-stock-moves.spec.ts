@@ -1,4 +1,4 @@
-import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, release, returnableHolds, takeAgain } from './hold-stock-moves';
+import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, returnableHolds, takeAgain } from './hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type StockHold } from './model';
 
 const P = '00000000-0000-4000-8000-000000000001';
@@ -119,6 +119,28 @@ describe('reinstating released holds (a release undone)', () => {
     expect(reinstatement(holds)).toEqual([{ productUuid: P, warehouseId: A, held: 5, onHand: 0 }]);
     const placed = holds.map((h) => ({ ...h, status: 'placed' as const }));
     expect(release(placed).map((d) => d.held)).toEqual(reinstatement(holds).map((d) => -d.held));
+  });
+
+  it('only while their warehouses can still sell them: stock sold since the release is not held twice', () => {
+    const warehouse = (id: string) => ({ id, teamCode: 't', code: codeOf[id]!, name: id, countryCode: 'GB', enabled: true, createdAt: new Date(0), updatedAt: new Date(0) });
+    const level = (productUuid: string, id: string, onHand: number, held: number) => ({ productUuid, warehouse: warehouse(id), onHand, held });
+    const holds = [
+      released({ productUuid: P, warehouseId: A, quantity: 2, sku: 'P' }),
+      released({ productUuid: P, warehouseId: A, quantity: 3, lineNumber: 2, sku: 'P' }),
+      released({ productUuid: P, warehouseId: B, quantity: 1, lineNumber: 3, sku: 'P' }),
+      released({ productUuid: Q, warehouseId: A, quantity: 4, lineNumber: 4, sku: 'Q' }),
+      released({ productUuid: Q, warehouseId: null, quantity: 50, lineNumber: 5, sku: 'Q' }),
+    ];
+    // P: 5 wanted at A where 10 on hand less 5 held leave 5, 1 at B where 1 is left: fits exactly.
+    expect(reinstatementShortages(holds, [level(P, A, 10, 5), level(P, B, 3, 2), level(Q, A, 4, 0)])).toEqual([]);
+    // Sold meanwhile: one unit of P at A, and all of Q at A (print on demand takes none).
+    expect(reinstatementShortages(holds, [level(P, A, 10, 6), level(P, B, 3, 2), level(Q, A, 4, 4)])).toEqual([
+      { productUuid: P, sku: 'P', requested: 6, available: 5 },
+      { productUuid: Q, sku: 'Q', requested: 4, available: 0 },
+    ]);
+    // A stock row that is gone has nothing to sell; a count below what is held, nothing either.
+    expect(reinstatementShortages(holds.slice(0, 1), [level(P, A, 1, 3)])).toEqual([{ productUuid: P, sku: 'P', requested: 2, available: 0 }]);
+    expect(reinstatementShortages(holds.slice(3, 4), [])).toEqual([{ productUuid: Q, sku: 'Q', requested: 4, available: 0 }]);
   });
 });
 

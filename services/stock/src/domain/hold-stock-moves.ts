@@ -1,4 +1,5 @@
-import type { StockHold } from './model';
+import type { Shortage } from './allocation';
+import type { StockHold, WarehouseStock } from './model';
 
 /**
  * What a hold's lifecycle does to the stock rows, as pure rules:
@@ -74,6 +75,32 @@ export function reinstatableHolds(holds: readonly StockHold[], ids: ReadonlySet<
   const lineAt = (h: StockHold) => `${h.lineNumber}|${h.warehouseId ?? 'pod'}`;
   const heldAgain = new Set(holdsAt(holds, 'placed').map(lineAt));
   return holdsAt(holds, 'released').filter((h) => ids.has(h.id) && !heldAgain.has(lineAt(h)));
+}
+
+/**
+ * What placing these released holds again would hold beyond what their warehouses can still sell
+ * (on hand less what is held there now): the stock may have been sold since the release. Per
+ * product that falls short anywhere: what the holds want of it and what their warehouses have.
+ * Print-on-demand holds take no stock. Empty: every hold fits.
+ */
+export function reinstatementShortages(holds: readonly StockHold[], levels: readonly WarehouseStock[]): Shortage[] {
+  const wanted = new Map<string, { hold: StockHold; quantity: number }>();
+  for (const h of holds) {
+    if (h.warehouseId === null) continue;
+    const k = levelKey(h.productUuid, h.warehouseId);
+    wanted.set(k, { hold: h, quantity: (wanted.get(k)?.quantity ?? 0) + h.quantity });
+  }
+  const sellable = new Map(levels.map((l) => [levelKey(l.productUuid, l.warehouse.id), Math.max(l.onHand - l.held, 0)]));
+  const byProduct = new Map<string, Shortage & { short: boolean }>();
+  for (const [k, { hold, quantity }] of wanted) {
+    const available = sellable.get(k) ?? 0;
+    const p = byProduct.get(hold.productUuid) ?? { productUuid: hold.productUuid, sku: hold.sku, requested: 0, available: 0, short: false };
+    p.requested += quantity;
+    p.available += available;
+    p.short ||= quantity > available;
+    byProduct.set(hold.productUuid, p);
+  }
+  return [...byProduct.values()].filter((p) => p.short).map(({ short: _short, ...shortage }) => shortage);
 }
 
 /** Reinstating released holds (a release undone): `held` goes up by their quantities again, on hand stays. */

@@ -10,6 +10,7 @@ import {
   levelKey,
   reinstatableHolds,
   reinstatement,
+  reinstatementShortages,
   release,
   returnableHolds,
   takeAgain,
@@ -194,8 +195,22 @@ export async function reinstateHolds(deps: StockDeps, identity: Identity, orderU
     status: null,
     select: (holds) => reinstatableHolds(holds, ids),
     rule: reinstatement,
+    refusal: reinstatementRefusal,
     write: (tx, holds) => reinstateReleasedHolds(tx, holds.map((h) => h.id)),
     result: (h) => ({ ...h, status: 'placed', releasedAt: null }),
+  });
+}
+
+/**
+ * Released holds are placed again only while their warehouses can still sell them: stock sold in
+ * the meantime is not held twice. 409 `stock-unavailable` listing each short product otherwise.
+ */
+function reinstatementRefusal(holds: readonly StockHold[], levels: readonly WarehouseStock[]): Problem | null {
+  const shortages = reinstatementShortages(holds, levels);
+  if (shortages.length === 0) return null;
+  return new Problem('stock-unavailable', {
+    detail: `The released holds cannot be placed again: ${shortages.map((s) => s.sku ?? s.productUuid).join(', ')} sold meanwhile.`,
+    extensions: { shortages },
   });
 }
 
@@ -211,6 +226,8 @@ async function changeHeld(
     status: StockHold['status'] | null;
     select: (holds: StockHold[]) => StockHold[];
     rule: (holds: readonly StockHold[]) => LevelDelta[];
+    /** Why the change cannot be made with the stock as it is (read under the locks), if it cannot. */
+    refusal?: (holds: readonly StockHold[], levels: readonly WarehouseStock[]) => Problem | null;
     write: (tx: Tx, holds: StockHold[], at: Date) => Promise<void>;
     result: (hold: StockHold, at: Date) => StockHold;
   },
@@ -219,6 +236,8 @@ async function changeHeld(
     const locked = await lockOrderHolds(deps, tx, order, how.status, how.select);
     if (!locked) return { result: [], events: [] };
     const { holds, products, levels, before } = locked;
+    const refused = how.refusal?.(holds, levels);
+    if (refused) throw refused;
     const at = nowOf(deps);
     const deltas = how.rule(holds);
     await how.write(tx, holds, at);
