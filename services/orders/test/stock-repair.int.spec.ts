@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Identity } from '@pf/platform/identity';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
 import { recordStockStep } from '../src/repositories/stock-step-repository';
-import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, holdsOf, orderInput, PROCESS_NOW, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, HISTORY, holdsOf, ORDER, orderInput, PROCESS_NOW, QUEUE_ORDER, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
 /**
  * A change that called the stock service and whose process ended before it committed or undid the
@@ -22,7 +22,8 @@ describe('stock repair of order changes that did not finish', () => {
   afterAll(async () => s?.close(), 30_000);
 
   const number = () => `o-${uniqueSuffix()}`;
-  const draft = async (extra: Record<string, unknown> = {}) => (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 2], ['SKU-C', 1]], extra) })).createOrder;
+  const draft = async (extra: Record<string, unknown> = {}, lines: [string, number][] = [['SKU-A', 2], ['SKU-C', 1]]) =>
+    (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), lines, extra) })).createOrder;
   const journalRows = async (uuid: string) => (await s.pool.query('SELECT 1 FROM orders.stock_step WHERE order_uuid = $1', [uuid])).rowCount;
   /** The row a change leaves when its process ends after calling stock, an hour ago. */
   const leftBehind = (uuid: string) =>
@@ -95,6 +96,37 @@ describe('stock repair of order changes that did not finish', () => {
       await w.stop();
     }
     expect(await placedIds(o.uuid)).toEqual(before);
+  });
+
+  it('a cancellation lost after stock released the holds, and the stock sold meanwhile: the order goes to holding without fulfilments, nothing is held twice', async () => {
+    const o = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: (await draft({}, [['SKU-D', 3]])).uuid })).confirmOrder;
+    expect(o.fulfilments).toHaveLength(1);
+    await s.call('stock', ordersService, `mutation ($uuid: ID!) { releaseHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
+    await leftBehind(o.uuid);
+    // Another order takes 4 of SKU-D's 5 meanwhile: the 3 released cannot be held again.
+    const rival = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: (await draft({}, [['SKU-D', 4]])).uuid })).confirmOrder;
+    // A change of the order meanwhile cannot build on it: retry shortly, the order untouched.
+    const early = await s.gql<any>(s.urls.orders, t.backOffice, PROCESS_NOW, { uuid: o.uuid });
+    expect(early.errors?.[0]?.extensions?.problem?.problemType).toBe('unavailable');
+    expect(await journalRows(o.uuid)).toBe(1);
+    const w = await repairer();
+    try {
+      await eventually(async () => ((await journalRows(o.uuid)) === 0 ? true : undefined));
+    } finally {
+      await w.stop();
+    }
+    const after = (await s.ok<any>(t.backOffice, ORDER, { uuid: o.uuid })).order;
+    expect(after).toMatchObject({ status: 'holding', confirmedAt: o.confirmedAt, stockHeld: false, fulfilments: [] });
+    expect((await s.ok<any>(t.backOffice, HISTORY, { uuid: o.uuid })).order.statusHistory.at(-1)).toMatchObject({ from: 'queued', to: 'holding', actor: 'stock-repair' });
+    expect(await placedIds(o.uuid)).toEqual([]);
+    const level = (await s.pool.query(`SELECT sum(s.held)::int AS held, sum(s.on_hand)::int AS on_hand FROM stock.stock_level s JOIN stock.product p ON p.uuid = s.product_uuid WHERE p.sku = 'SKU-D' AND p.team_code = $1`, [t.teamCode])).rows[0];
+    expect(level).toEqual({ held: 4, on_hand: 5 });
+    // Queued again, it is told what is short; once the rival lets go, it holds anew.
+    const short = await s.gql<any>(s.urls.orders, t.backOffice, QUEUE_ORDER, { uuid: o.uuid });
+    expect(short.errors?.[0]?.extensions?.problem?.problemType).toBe('stock-unavailable');
+    await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: rival.uuid });
+    expect((await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: o.uuid })).queueOrder).toMatchObject({ status: 'queued', stockHeld: true });
+    await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: o.uuid });
   });
 
   it('a change that meets the row of a lost one puts the stock right first: an order sent after its cancellation was lost consumes its holds', async () => {

@@ -195,6 +195,25 @@ describe('order state machine: merchant actions and timers (our rows)', () => {
     expect(decide(order('cancelled', earlier), 'schedule-due', { now }).kind).toBe('refused');
   });
 
+  it('rows 15 and 16: an order whose stock the repair cannot give back: confirmed, to holding without fulfilments (confirmedAt kept); a draft, without its reservation', () => {
+    for (const status of ['queued', 'scheduled', 'holding', 'error'] as const) {
+      expect(decide(order(status, earlier, ['draft', 'draft']), 'stock-lost', { now })).toMatchObject({
+        kind: 'move',
+        row: 15,
+        to: 'holding',
+        confirmedAt: earlier,
+        fulfilments: 'discard',
+        holds: 'release',
+        timer: 'clear',
+      });
+    }
+    expect(decide(order('draft'), 'stock-lost', { now })).toMatchObject({ kind: 'move', row: 16, to: 'draft', confirmedAt: null, fulfilments: 'keep', holds: 'release', timer: 'keep' });
+    // Something was sent meanwhile: it is not moved (its sent parcels took their stock).
+    expect(decide(order('queued', earlier, ['draft', 'processing']), 'stock-lost', { now }).kind).toBe('refused');
+    expect(decide(order('processing', earlier, ['processing']), 'stock-lost', { now }).kind).toBe('refused');
+    expect(decide(order('cancelled', earlier), 'stock-lost', { now }).kind).toBe('refused');
+  });
+
   it('every (status, trigger) pair outside the table is refused', () => {
     const triggers = [...new Set(TRANSITIONS.map((t) => t.trigger))] as OrderTrigger[];
     for (const trigger of triggers) {

@@ -105,7 +105,9 @@ export type OrderTrigger =
   /** Timer: a scheduled order's time came */
   | 'schedule-due'
   /** Timer: the move to processing failed for good */
-  | 'processing-failed';
+  | 'processing-failed'
+  /** Stock repair: the stock a change that did not finish gave up was sold meanwhile */
+  | 'stock-lost';
 
 /** What happens to the fulfilments. */
 export type FulfilmentEffect =
@@ -258,6 +260,12 @@ export const TRANSITIONS: readonly TransitionRow[] = [
   { row: 13, trigger: 'schedule-due', from: ['scheduled'], guard: null, to: 'processing', confirmedAt: 'keep', fulfilments: 'send', holds: 'keep', timer: 'clear' },
   // Sending failed for good: section 3's "a confirmed order could not be sent", as row 8.
   { row: 14, trigger: 'processing-failed', from: ['queued', 'scheduled'], guard: null, to: 'holding', confirmedAt: 'keep', fulfilments: 'keep', holds: 'keep', timer: 'clear' },
+  // Ours: the stock repair cannot give the order back what a change that did not finish released
+  // (sold meanwhile). A confirmed order cannot be sent as it is: section 3's "could not be sent"
+  // (holding, confirmedAt kept), without fulfilments, so that queueing it again holds stock anew;
+  // a draft loses its reservation.
+  { row: 15, trigger: 'stock-lost', from: ['queued', 'scheduled', 'holding', 'error'], guard: nothingSent, to: 'holding', confirmedAt: 'keep', fulfilments: 'discard', holds: 'release', timer: 'clear' },
+  { row: 16, trigger: 'stock-lost', from: ['draft'], guard: null, to: 'draft', confirmedAt: 'keep', fulfilments: 'keep', holds: 'release', timer: 'keep' },
 ];
 
 export type Decision =

@@ -138,7 +138,9 @@ function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'
         // (this change holds the order's lock; the order as committed is read on another
         // connection), or this change would build on it (a countdown sending an order whose
         // cancellation was lost would consume nothing, and the stock would be sold twice).
-        await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid));
+        const repaired = await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid));
+        // Its stock is gone: the order must move first, which the stock repair does (the row stays).
+        if (repaired === 'stock-lost') throw stockBeingPutRight();
         await clearStockSteps(journalPool, [uuid]);
         recorded = await recordStockStep(journalPool, uuid);
       }
@@ -162,4 +164,9 @@ function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'
     reconsumeHolds: (orderUuid, holdIds) => direct().reconsumeHolds(orderUuid, holdIds),
     orderHolds: (orderUuid) => direct().orderHolds(orderUuid),
   };
+}
+
+/** A change met an order whose stock the repair must move it for: 503 `unavailable`, worth retrying shortly. */
+function stockBeingPutRight(): Problem {
+  return new Problem('unavailable', { detail: "The order's stock is being put right after an interrupted change; try again in a few minutes." });
 }

@@ -1,14 +1,25 @@
 import type { Logger } from '@pf/platform/logging';
+import { Problem } from '@pf/platform/problems';
 import type { StockApi } from '../adapters/stock-client';
 import type { Order } from '../domain/model';
 import { stockRepairOf, type HoldView, type StockRepair } from '../domain/stock-repair';
 
 /**
+ * What a repair came to: nothing to do, put right, or the stock the order should hold is gone (sold
+ * while its change had given it up): the order cannot have it back, and must be moved
+ * (`stock-lost`: a confirmed order to holding without fulfilments, a draft without its
+ * reservation). The order then holds nothing.
+ */
+export type OrderStockRepair = 'fine' | 'repaired' | 'stock-lost';
+
+/**
  * Makes the order's holds match the order as committed (`stockRepairOf`): reads them from stock,
  * then releases, reinstates, consumes again or holds again as the rule says. The caller holds the
- * order's row lock, so nothing changes the order meanwhile. True when something was put right.
+ * order's row lock, so nothing changes the order meanwhile. Stock refuses to place released holds
+ * again once their stock was sold meanwhile, and a hold anew may be short: then every hold placed
+ * for the order is released and the answer is `stock-lost`.
  */
-export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'error' | 'warn'>, orderUuid: string, order: Order | null): Promise<boolean> {
+export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'error' | 'warn'>, orderUuid: string, order: Order | null): Promise<OrderStockRepair> {
   const holds: HoldView[] = (await stock.orderHolds(orderUuid)).map((h) => ({
     id: h.id,
     lineNumber: h.lineNumber,
@@ -19,17 +30,29 @@ export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'er
     returnedAt: h.returnedAt ? new Date(h.returnedAt) : null,
   }));
   const repair = stockRepairOf(order, holds);
-  if (!needsWork(repair)) return false;
+  if (!needsWork(repair)) return 'fine';
   if (repair.releasePlaced) await stock.releaseHolds(orderUuid);
-  if (repair.reinstate.length > 0) await stock.reinstateHolds(orderUuid, repair.reinstate);
   if (repair.reconsume.length > 0) await stock.reconsumeHolds(orderUuid, repair.reconsume);
+  let lost = false;
+  if (repair.reinstate.length > 0) {
+    try {
+      await stock.reinstateHolds(orderUuid, repair.reinstate);
+    } catch (err) {
+      if (!(err instanceof Problem && err.problemType === 'stock-unavailable')) throw err;
+      logger.error({ orderUuid, shortages: err.extensions.shortages }, "stock repair could not place the order's released holds again: their stock was sold meanwhile");
+      lost = true;
+    }
+  }
   if (repair.holdAgain && order) {
     const lines = order.lines.filter((l) => l.productUuid !== null).map((l) => ({ lineNumber: l.lineNumber, productUuid: l.productUuid!, quantity: l.quantity }));
     const held = await stock.holdStock({ teamCode: order.teamCode, orderUuid, lines });
-    if (held.kind === 'short') logger.error({ orderUuid, shortages: held.shortages }, "stock repair could not hold the order's lines again: its stock was sold meanwhile");
+    if (held.kind === 'short') {
+      logger.error({ orderUuid, shortages: held.shortages }, "stock repair could not hold the order's lines again: their stock was sold meanwhile");
+      lost = true;
+    }
   }
-  logger.warn({ orderUuid, repair }, 'stock holds of an order whose change did not finish were put right');
-  return true;
+  logger.warn({ orderUuid, repair, lost }, 'stock holds of an order whose change did not finish were put right');
+  return lost ? 'stock-lost' : 'repaired';
 }
 
 function needsWork(r: StockRepair): boolean {

@@ -1,7 +1,11 @@
-import { lockAndLoadOrder } from '../repositories/order-repository';
+import { decide } from '../domain/order-state-machine';
+import type { Order } from '../domain/model';
+import { lockAndLoadOrder, type Tx } from '../repositories/order-repository';
 import { clearStockStepWithCommit, leftoverStockSteps } from '../repositories/stock-step-repository';
-import { inTransaction, type OrdersDeps } from './deps';
+import { stateOf } from './change-order';
+import { inTransaction, type OrdersDeps, type Unit } from './deps';
 import { repairOrderStock } from './order-stock-repair';
+import { applyMove, changeContext } from './transitions';
 
 export interface StockRepairOutcome {
   /** Orders looked at (their journal rows were older than the grace period). */
@@ -10,6 +14,8 @@ export interface StockRepairOutcome {
   repaired: number;
   /** Orders another change held at the time: looked at again on the next run. */
   busy: number;
+  /** Orders whose stock was sold meanwhile: moved without it (`stock-lost`). */
+  stockLost: number;
 }
 
 /**
@@ -20,22 +26,44 @@ export interface StockRepairOutcome {
  * the next run; a failure leaves the row, so the repair is tried again.
  */
 export async function repairLeftoverStockSteps(deps: OrdersDeps, opts: { olderThanMs: number; limit: number }): Promise<StockRepairOutcome> {
-  const outcome: StockRepairOutcome = { examined: 0, repaired: 0, busy: 0 };
+  const outcome: StockRepairOutcome = { examined: 0, repaired: 0, busy: 0, stockLost: 0 };
   for (const orderUuid of await leftoverStockSteps(deps.pool, opts.olderThanMs, opts.limit)) {
     outcome.examined++;
     try {
-      const result = await inTransaction(deps, async (tx) => {
+      const result = await inTransaction(deps, async (tx, unit) => {
         const order = await lockAndLoadOrder(tx, orderUuid, { nowait: true });
         if (order === 'locked') return 'busy' as const;
         const repaired = await repairOrderStock(deps.stock, deps.logger, orderUuid, order);
+        if (repaired === 'stock-lost' && order) await moveOrderWithoutItsStock(deps, tx, unit, order);
         clearStockStepWithCommit(tx, orderUuid);
-        return repaired ? ('repaired' as const) : ('fine' as const);
+        return repaired;
       });
       if (result === 'busy') outcome.busy++;
       if (result === 'repaired') outcome.repaired++;
+      if (result === 'stock-lost') outcome.stockLost++;
     } catch (err) {
       deps.logger.error({ err, orderUuid }, 'stock repair of an order failed; tried again on the next run');
     }
   }
   return outcome;
 }
+
+/**
+ * The order's stock could not be given back (row 15 or 16, `stock-lost`): a confirmed order goes to
+ * `holding` without fulfilments (confirmedAt kept; queued again, it holds stock anew or is told
+ * what is short), a draft loses its reservation. Its stock calls go straight to the stock service:
+ * this repair is what its journal row waits for (journaled, they would find that row and repair
+ * again). An order that cannot move (something of it was sent meanwhile) is left as it is, logged.
+ */
+async function moveOrderWithoutItsStock(deps: OrdersDeps, tx: Tx, unit: Unit, order: Order): Promise<void> {
+  const ctx = changeContext(deps, tx, { ...unit, stock: deps.stock! }, { actor: 'stock-repair', trigger: 'stock-lost', reason: STOCK_LOST_REASON });
+  const decision = decide(stateOf(order), 'stock-lost', { now: ctx.now });
+  if (decision.kind !== 'move') {
+    deps.logger.error({ orderUuid: order.uuid, status: order.status, why: decision.kind === 'refused' ? decision.detail : decision.kind }, 'an order whose stock was sold meanwhile could not be moved; it holds none');
+    return;
+  }
+  await applyMove(ctx, order, decision);
+}
+
+/** The status history's reason for `stock-lost`. */
+export const STOCK_LOST_REASON = 'Its stock was sold while a change of the order did not finish; queue it again to hold stock anew.';

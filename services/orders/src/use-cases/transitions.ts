@@ -95,7 +95,9 @@ export async function holdLines(stock: StockApi, order: Pick<Order, 'uuid' | 'te
 export function restoreHolds(ctx: ChangeContext, before: Pick<Order, 'uuid' | 'teamCode' | 'lines' | 'stockHeld'>): void {
   ctx.unit.onRollback(async () => {
     if (before.stockHeld && holdable(before.lines).length > 0) {
-      await ctx.deps.stock.holdStock({ teamCode: before.teamCode, orderUuid: before.uuid, lines: holdable(before.lines) });
+      const held = await ctx.deps.stock.holdStock({ teamCode: before.teamCode, orderUuid: before.uuid, lines: holdable(before.lines) });
+      // Sold in the meantime: not undone, so the journal row stays and the stock repair moves the order.
+      if (held.kind === 'short') throw new Error(`the stock order ${before.uuid} gave up was sold meanwhile`);
     } else {
       await ctx.deps.stock.releaseHolds(before.uuid);
     }
