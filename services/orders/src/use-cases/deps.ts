@@ -166,7 +166,7 @@ function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'
   };
 }
 
-/** A change met an order whose stock the repair must move it for: 503 `unavailable`, worth retrying shortly. */
+/** A change met an order the stock repair must move first: `unavailable`, worth retrying shortly. */
 function stockBeingPutRight(): Problem {
   return new Problem('unavailable', { detail: "The order's stock is being put right after an interrupted change; try again in a few minutes." });
 }

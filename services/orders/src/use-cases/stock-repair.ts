@@ -48,6 +48,9 @@ export async function repairLeftoverStockSteps(deps: OrdersDeps, opts: { olderTh
   return outcome;
 }
 
+/** The status history's reason for `stock-lost`. */
+const STOCK_LOST_REASON = 'Its stock was sold while a change of the order did not finish; queue it again to hold stock anew.';
+
 /**
  * The order's stock could not be given back (row 15 or 16, `stock-lost`): a confirmed order goes to
  * `holding` without fulfilments (confirmedAt kept; queued again, it holds stock anew or is told
@@ -56,7 +59,7 @@ export async function repairLeftoverStockSteps(deps: OrdersDeps, opts: { olderTh
  * again). An order that cannot move (something of it was sent meanwhile) is left as it is, logged.
  */
 async function moveOrderWithoutItsStock(deps: OrdersDeps, tx: Tx, unit: Unit, order: Order): Promise<void> {
-  const ctx = changeContext(deps, tx, { ...unit, stock: deps.stock! }, { actor: 'stock-repair', trigger: 'stock-lost', reason: STOCK_LOST_REASON });
+  const ctx = changeContext(deps, tx, { ...unit, stock: deps.stock }, { actor: 'stock-repair', trigger: 'stock-lost', reason: STOCK_LOST_REASON });
   const decision = decide(stateOf(order), 'stock-lost', { now: ctx.now });
   if (decision.kind !== 'move') {
     deps.logger.error({ orderUuid: order.uuid, status: order.status, why: decision.kind === 'refused' ? decision.detail : decision.kind }, 'an order whose stock was sold meanwhile could not be moved; it holds none');
@@ -64,6 +67,3 @@ async function moveOrderWithoutItsStock(deps: OrdersDeps, tx: Tx, unit: Unit, or
   }
   await applyMove(ctx, order, decision);
 }
-
-/** The status history's reason for `stock-lost`. */
-export const STOCK_LOST_REASON = 'Its stock was sold while a change of the order did not finish; queue it again to hold stock anew.';
