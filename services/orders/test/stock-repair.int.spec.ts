@@ -119,6 +119,8 @@ describe('stock repair of order changes that did not finish', () => {
     expect(after).toMatchObject({ status: 'holding', confirmedAt: o.confirmedAt, stockHeld: false, fulfilments: [] });
     expect((await s.ok<any>(t.backOffice, HISTORY, { uuid: o.uuid })).order.statusHistory.at(-1)).toMatchObject({ from: 'queued', to: 'holding', actor: 'stock-repair' });
     expect(await placedIds(o.uuid)).toEqual([]);
+    // It follows stock again: 3 wanted, 1 left.
+    await eventually(async () => ((await s.ok<any>(t.backOffice, ORDER, { uuid: o.uuid })).order.fulfillableStatus === 'partially-fulfillable' ? true : undefined));
     const level = (await s.pool.query(`SELECT sum(s.held)::int AS held, sum(s.on_hand)::int AS on_hand FROM stock.stock_level s JOIN stock.product p ON p.uuid = s.product_uuid WHERE p.sku = 'SKU-D' AND p.team_code = $1`, [t.teamCode])).rows[0];
     expect(level).toEqual({ held: 4, on_hand: 5 });
     // Queued again, it is told what is short; once the rival lets go, it holds anew.

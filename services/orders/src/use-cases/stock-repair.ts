@@ -1,10 +1,12 @@
 import { decide } from '../domain/order-state-machine';
 import type { Order } from '../domain/model';
-import { lockAndLoadOrder, type Tx } from '../repositories/order-repository';
+import { lockAndLoadOrder, updateOrder, type Tx } from '../repositories/order-repository';
 import { clearStockStepWithCommit, leftoverStockSteps } from '../repositories/stock-step-repository';
 import { stateOf } from './change-order';
 import { inTransaction, type OrdersDeps, type Unit } from './deps';
+import { orderEvents } from './events';
 import { repairOrderStock } from './order-stock-repair';
+import { followStock } from './stock-fulfillability';
 import { applyMove, changeContext } from './transitions';
 
 export interface StockRepairOutcome {
@@ -65,5 +67,12 @@ async function moveOrderWithoutItsStock(deps: OrdersDeps, tx: Tx, unit: Unit, or
     deps.logger.error({ orderUuid: order.uuid, status: order.status, why: decision.kind === 'refused' ? decision.detail : decision.kind }, 'an order whose stock was sold meanwhile could not be moved; it holds none');
     return;
   }
-  await applyMove(ctx, order, decision);
+  const moved = await applyMove(ctx, order, decision);
+  // It follows stock from now on (what it needs recorded); the figures it follows are read now:
+  // no release of its own will come to derive it again (the lost change's came long ago).
+  const status = await followStock(tx, moved, moved.lines);
+  if (status === moved.fulfillableStatus) return;
+  const next: Order = { ...moved, fulfillableStatus: status };
+  await updateOrder(tx, next);
+  unit.events.push(orderEvents.fulfillableStatusChanged(next, moved.fulfillableStatus, status));
 }
