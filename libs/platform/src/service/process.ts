@@ -3,7 +3,7 @@ import express from 'express';
 import type { EventBus } from '../bus/bus';
 import { InMemoryEventBus } from '../bus/memory';
 import { KafkaEventBus } from '../bus/kafka';
-import { commonConfigShape, env, loadConfig } from '../config';
+import { commonConfigShape, ConfigError, env, loadConfig } from '../config';
 import { migrate, serviceMigrationSources } from '../db/migrate';
 import { Lifecycle, listen } from '../http/lifecycle';
 import { createLogger } from '../logging';
@@ -63,13 +63,22 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
   const bus = busFromConfig(cfg, def.name, logger);
   lifecycle.onShutdown('event bus', () => bus.close());
 
-  const instance = await def.create({
-    databaseUrl: cfg.DATABASE_URL ?? '',
-    bus,
-    jwt: { algorithm: cfg.JWT_ALGORITHM, key: cfg.JWT_VERIFY_KEY, issuer: cfg.JWT_ISSUER, audience: cfg.JWT_AUDIENCE },
-    logger,
-    env: process.env,
-  });
+  let instance;
+  try {
+    instance = await def.create({
+      databaseUrl: cfg.DATABASE_URL ?? '',
+      bus,
+      jwt: { algorithm: cfg.JWT_ALGORITHM, key: cfg.JWT_VERIFY_KEY, issuer: cfg.JWT_ISSUER, audience: cfg.JWT_AUDIENCE },
+      logger,
+      env: process.env,
+    });
+  } catch (err) {
+    // The service's own variables are read by `create`: a bad one is a configuration error too
+    // (one log line naming it, exit 78), not a crash with a stack trace.
+    if (!(err instanceof ConfigError)) throw err;
+    logger.fatal({ variables: err.variables }, err.message);
+    process.exit(78); // EX_CONFIG
+  }
   lifecycle.onShutdown(`${def.name} background work`, () => instance.stop());
   lifecycle.addReadinessCheck(def.name, () => instance.ready());
 
