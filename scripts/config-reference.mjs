@@ -32,7 +32,7 @@ const groups = [
     sources: ['gateway/src/config.ts'],
     extra: subgraphList.map((s) => [s.urlEnv ?? s.env ?? `SUBGRAPH_${s.name.toUpperCase()}_URL`, s.url ?? s.defaultUrl, `URL of the ${s.name} subgraph.`]),
   },
-  { title: 'rest-edge (its own process; reads no variable of the first group)', shape: load('services/rest-edge/dist/config.js').restEdgeConfigShape, sources: ['services/rest-edge/src/config.ts'] },
+  { title: 'rest-edge (its own process and settings: the first group does not apply; a variable of the same name below means the same)', shape: load('services/rest-edge/dist/config.js').restEdgeConfigShape, sources: ['services/rest-edge/src/config.ts'] },
   { title: 'npm start (embedded wiring)', shape: load('embedded/dist/config.js').embeddedConfigShape, sources: ['embedded/src/config.ts'] },
 ];
 

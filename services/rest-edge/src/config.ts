@@ -20,6 +20,7 @@ export const restEdgeConfigShape = {
   NODE_ENV: commonConfigShape.NODE_ENV,
   LOG_LEVEL: commonConfigShape.LOG_LEVEL,
   SHUTDOWN_TIMEOUT_MS: commonConfigShape.SHUTDOWN_TIMEOUT_MS,
+  /** HTTP port (0: any free port, as the tests use). */
   PORT: env.port(8080),
   HOST: env.string('0.0.0.0'),
 
@@ -74,7 +75,7 @@ export const restEdgeConfigShape = {
   RATE_LIMIT_FAILED_AUTH_PER_IP: env.int(60, 1),
   /** Length of the fixed rate-limit windows. */
   RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1, 3600),
-  /** Comma-separated IPs or CIDRs of proxies whose X-Forwarded-For is believed (see trustedProxies above). */
+  /** Comma-separated IPs or CIDRs (or `loopback`, `linklocal`, `uniquelocal`) of proxies whose X-Forwarded-For is believed. */
   TRUSTED_PROXIES: trustedProxies,
 
   /**
