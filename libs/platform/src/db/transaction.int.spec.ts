@@ -117,48 +117,4 @@ describe('inPgTransaction (real Postgres)', () => {
       expect((await tx.query<{ y: string }>('SELECT $1::text AS y', ['z'])).rows).toEqual([{ y: 'z' }]);
     });
   });
-
-  describe('genericPlans', () => {
-    const planMode = (q: { query: (text: string) => Promise<{ rows: { mode: string }[] }> }) =>
-      q.query("SELECT current_setting('plan_cache_mode') AS mode").then((r) => r.rows[0]!.mode);
-
-    it("plans the transaction's statements generically, and only that transaction's (committed or rolled back)", async () => {
-      const one = new pg.Pool({ connectionString: db.url, max: 1 });
-      try {
-        const base = await planMode(one);
-        expect(base).not.toBe('force_generic_plan');
-        expect(await inPgTransaction(one, (tx) => planMode(tx), { genericPlans: true })).toBe('force_generic_plan');
-        // The same (only) connection afterwards: back to what it was.
-        expect(await planMode(one)).toBe(base);
-        await expect(
-          inPgTransaction(
-            one,
-            async (tx) => {
-              expect(await planMode(tx)).toBe('force_generic_plan');
-              throw new Error('refused');
-            },
-            { genericPlans: true },
-          ),
-        ).rejects.toThrow('refused');
-        expect(await planMode(one)).toBe(base);
-        expect(await inPgTransaction(one, (tx) => planMode(tx))).toBe(base);
-      } finally {
-        await one.end();
-      }
-    });
-
-    it("still translates a deferred write's failure by its onError and keeps nothing", async () => {
-      await expect(
-        inPgTransaction(
-          pool,
-          async (tx) => {
-            tx.defer({ text: 'INSERT INTO item VALUES (30)' });
-            tx.defer({ text: 'INSERT INTO item VALUES (1)' }, (err) => (err.code === '23505' ? new Error('taken') : undefined));
-          },
-          { genericPlans: true },
-        ),
-      ).rejects.toThrow('taken');
-      expect(await ids()).not.toContain(30);
-    });
-  });
 });

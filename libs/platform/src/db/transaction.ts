@@ -51,21 +51,6 @@ interface Deferred {
 
 const BEGIN: BatchStatement = { text: 'BEGIN' };
 const COMMIT: BatchStatement = { text: 'COMMIT' };
-// Named, so that it is parsed once per connection like the statements it is for.
-const GENERIC_PLANS: BatchStatement = { name: 'pf.generic-plans', text: "SELECT set_config('plan_cache_mode', 'force_generic_plan', true)" };
-
-/** How a transaction runs. */
-export interface TransactionOptions {
-  /**
-   * Plan every statement of the transaction once per connection (`plan_cache_mode =
-   * force_generic_plan`, for this transaction only). For transactions of fixed, prepared
-   * statements: left to itself Postgres plans many of them again on every run (it judges the
-   * generic plan dearer than a plan for the values at hand), which measured at about a fifth of
-   * their time on the order paths. Not for statements whose best plan depends on a value (`$1 IS
-   * NULL OR ...`): their generic plan can be much worse.
-   */
-  genericPlans?: boolean;
-}
 
 function toStatement(config: BatchStatement | string, values?: unknown[]): BatchStatement {
   return typeof config === 'string' ? { text: config, values } : config;
@@ -84,14 +69,7 @@ export class PgTransaction implements Queryable {
   private finished = false;
   private deferred: Deferred[] = [];
 
-  private readonly head: readonly BatchStatement[];
-
-  constructor(
-    readonly client: pg.PoolClient,
-    options: TransactionOptions = {},
-  ) {
-    this.head = options.genericPlans ? [BEGIN, GENERIC_PLANS] : [BEGIN];
-  }
+  constructor(readonly client: pg.PoolClient) {}
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg's own default row type
   async query<R extends pg.QueryResultRow = any>(config: BatchStatement | string, values?: unknown[]): Promise<QueryRows<R>> {
@@ -131,7 +109,7 @@ export class PgTransaction implements Queryable {
     if (this.finished) throw new Error('statement after the transaction ended');
     const deferred = this.deferred;
     this.deferred = [];
-    const head = this.begun ? [] : this.head;
+    const head: BatchStatement[] = this.begun ? [] : [BEGIN];
     this.begun = true;
     const before = head.length + deferred.length;
     if (before === 0 && statements.length === 1) return [await this.client.query(statements[0]! as pg.QueryConfig)];
@@ -154,9 +132,9 @@ export class PgTransaction implements Queryable {
  * call to another service say), which unlistened would end the process; the transaction's next
  * statement or COMMIT then fails, and the change with it.
  */
-export function inPgTransaction<R>(pool: pg.Pool, work: (tx: PgTransaction) => Promise<R>, options: TransactionOptions = {}): Promise<R> {
+export function inPgTransaction<R>(pool: pg.Pool, work: (tx: PgTransaction) => Promise<R>): Promise<R> {
   return withClient(pool, async (client, discard) => {
-    const tx = new PgTransaction(client, options);
+    const tx = new PgTransaction(client);
     try {
       const result = await work(tx);
       await tx.commit();

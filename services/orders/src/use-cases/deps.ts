@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
-import { inPgTransaction, isRetryableConflict, type TransactionOptions } from '@pf/platform/db/transaction';
+import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
 import { deferToOutbox } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import type { StockApi } from '../adapters/stock-client';
@@ -60,8 +60,6 @@ export interface Unit {
 }
 
 const ATTEMPTS = 4;
-/** Every statement of a change has one best plan whatever its values: planned once per connection. */
-const CHANGE_TRANSACTION: TransactionOptions = { genericPlans: true };
 
 /**
  * Runs `work` in one transaction and writes its events to the outbox in it: the change and its
@@ -81,7 +79,7 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
         // Sent with COMMIT, like the change's other last writes.
         deferToOutbox(tx, ORDERS_SCHEMA, unit.events);
         return result;
-      }, CHANGE_TRANSACTION);
+      });
     } catch (err) {
       // Rolled back: the steps taken in other services are undone too.
       let undone = true;

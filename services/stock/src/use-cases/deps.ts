@@ -3,7 +3,7 @@ import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { StockLevelChanged } from '@pf/platform/events/stock';
 import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
-import { inPgTransaction, isRetryableConflict, type PgTransaction, type TransactionOptions } from '@pf/platform/db/transaction';
+import { inPgTransaction, isRetryableConflict, type PgTransaction } from '@pf/platform/db/transaction';
 import { deferToOutbox, newEvent } from '@pf/platform/outbox/outbox';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { ProductFacts } from '../domain/model';
@@ -74,9 +74,6 @@ export async function changeWithEvents<R>(
   }
 }
 
-/** Every statement of a stock change has one best plan whatever its values: planned once per connection. */
-const CHANGE_TRANSACTION: TransactionOptions = { genericPlans: true };
-
 /** One transaction on one pooled connection: committed when `work` returns in time, else rolled back. */
 async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx) => Promise<R>): Promise<R> {
   const started = Date.now();
@@ -84,7 +81,7 @@ async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx)
     const result = await work(tx);
     if (Date.now() - started > timeoutMs) throw new Error(`stock transaction ran longer than ${timeoutMs} ms: rolled back`);
     return result;
-  }, CHANGE_TRANSACTION);
+  });
 }
 
 /** Who made a change, as the adjustments log records it. */
