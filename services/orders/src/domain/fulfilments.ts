@@ -7,6 +7,11 @@ export interface HeldLine {
   allocations: { location: SupplierLocation; quantity: number }[];
 }
 
+/** The lines the stock service can hold, as a hold asks for them: those matched to a product. */
+export function holdableLines(lines: readonly OrderLine[]): { lineNumber: number; productUuid: string; quantity: number }[] {
+  return lines.filter((l) => l.productUuid !== null).map((l) => ({ lineNumber: l.lineNumber, productUuid: l.productUuid!, quantity: l.quantity }));
+}
+
 /** A fulfilment to write: one per supplier location, lines sorted by line number. */
 export interface NewFulfilment {
   uuid: string;

@@ -109,9 +109,9 @@ export function uniqueViolation(err: unknown): string | null {
   return e?.code === '23505' ? (e.constraint ?? '') : null;
 }
 
-/** The stock service could not be asked: a 503 the client may retry. */
-export function stockUnavailable(): Problem {
-  return new Problem('unavailable', { detail: 'Stock could not be checked right now; try again shortly.' });
+/** The stock service could not be asked (or, `detail` says, not yet): a 503 the client may retry. */
+export function stockUnavailable(detail = 'Stock could not be checked right now; try again shortly.'): Problem {
+  return new Problem('unavailable', { detail });
 }
 
 /**
@@ -138,7 +138,7 @@ function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'
         // cancellation was lost would consume nothing, and the stock would be sold twice).
         const repaired = await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid));
         // Its stock is gone: the order must move first, which the stock repair does (the row stays).
-        if (repaired === 'stock-lost') throw stockBeingPutRight();
+        if (repaired === 'stock-lost') throw stockUnavailable("The order's stock is being put right after an interrupted change; try again in a few minutes.");
         await clearStockSteps(journalPool, [uuid]);
         recorded = await recordStockStep(journalPool, uuid);
       }
@@ -162,9 +162,4 @@ function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'
     reconsumeHolds: (orderUuid, holdIds) => direct().reconsumeHolds(orderUuid, holdIds),
     orderHolds: (orderUuid) => direct().orderHolds(orderUuid),
   };
-}
-
-/** A change met an order the stock repair must move first: `unavailable`, worth retrying shortly. */
-function stockBeingPutRight(): Problem {
-  return new Problem('unavailable', { detail: "The order's stock is being put right after an interrupted change; try again in a few minutes." });
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '@pf/platform/logging';
 import { Problem } from '@pf/platform/problems';
 import type { StockApi } from '../adapters/stock-client';
+import { holdableLines } from '../domain/fulfilments';
 import type { Order } from '../domain/model';
 import { stockRepairOf, type HoldView, type StockRepair } from '../domain/stock-repair';
 
@@ -44,8 +45,7 @@ export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'er
     }
   }
   if (repair.holdAgain && order) {
-    const lines = order.lines.filter((l) => l.productUuid !== null).map((l) => ({ lineNumber: l.lineNumber, productUuid: l.productUuid!, quantity: l.quantity }));
-    const held = await stock.holdStock({ teamCode: order.teamCode, orderUuid, lines });
+    const held = await stock.holdStock({ teamCode: order.teamCode, orderUuid, lines: holdableLines(order.lines) });
     if (held.kind === 'short') {
       logger.error({ orderUuid, shortages: held.shortages }, "stock repair could not hold the order's lines again: their stock was sold meanwhile");
       lost = true;

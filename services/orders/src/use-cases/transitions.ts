@@ -1,7 +1,7 @@
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { StockUnavailableError, type HoldOutcome, type Shortage, type StockApi } from '../adapters/stock-client';
-import { buildFulfilments, type HeldLine } from '../domain/fulfilments';
+import { buildFulfilments, holdableLines, type HeldLine } from '../domain/fulfilments';
 import type { Fulfilment, Order, OrderLine, ShippingMethodChoice } from '../domain/model';
 import { settlementOf, stockStepOf, stockStepsOf, type FulfilmentMove } from '../domain/fulfilment-stock';
 import { confirmationAddressViolations } from '../domain/order-input';
@@ -73,15 +73,10 @@ export function stockShortProblem(order: Pick<Order, 'lines'>, shortages: readon
   });
 }
 
-/** Lines the stock service can hold: those matched to a product. */
-function holdable(lines: readonly OrderLine[]) {
-  return lines.filter((l) => l.productUuid !== null).map((l) => ({ lineNumber: l.lineNumber, productUuid: l.productUuid!, quantity: l.quantity }));
-}
-
 /** Holds stock for these lines (replacing the order's holds); the stock service's answer. */
 export async function holdLines(stock: StockApi, order: Pick<Order, 'uuid' | 'teamCode'>, lines: readonly OrderLine[]): Promise<HoldOutcome> {
   try {
-    return await stock.holdStock({ teamCode: order.teamCode, orderUuid: order.uuid, lines: holdable(lines) });
+    return await stock.holdStock({ teamCode: order.teamCode, orderUuid: order.uuid, lines: holdableLines(lines) });
   } catch (err) {
     if (err instanceof StockUnavailableError) throw stockUnavailable();
     throw err;
@@ -94,8 +89,8 @@ export async function holdLines(stock: StockApi, order: Pick<Order, 'uuid' | 'te
  */
 export function restoreHolds(ctx: ChangeContext, before: Pick<Order, 'uuid' | 'teamCode' | 'lines' | 'stockHeld'>): void {
   ctx.unit.onRollback(async () => {
-    if (before.stockHeld && holdable(before.lines).length > 0) {
-      const held = await ctx.deps.stock.holdStock({ teamCode: before.teamCode, orderUuid: before.uuid, lines: holdable(before.lines) });
+    if (before.stockHeld && holdableLines(before.lines).length > 0) {
+      const held = await ctx.deps.stock.holdStock({ teamCode: before.teamCode, orderUuid: before.uuid, lines: holdableLines(before.lines) });
       // Sold in the meantime: not undone, so the journal row stays and the stock repair moves the order.
       if (held.kind === 'short') throw new Error(`the stock order ${before.uuid} gave up was sold meanwhile`);
     } else {

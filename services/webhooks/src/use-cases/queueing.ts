@@ -19,7 +19,6 @@ export interface Notification {
  */
 function prepare(deps: WebhooksDeps, endpoint: QueueingEndpoint, n: Notification, origin: DeliveryOrigin, sourceEventId: string | null): NewDelivery {
   const body = serialiseBody(n.payload);
-  const secret = deps.secrets.open(endpoint.secret, endpoint.channelId);
   return {
     id: randomUUID(),
     channelId: endpoint.channelId,
@@ -30,9 +29,13 @@ function prepare(deps: WebhooksDeps, endpoint: QueueingEndpoint, n: Notification
     sourceEventId,
     redeliveryOf: null,
     body,
-    signature: signBody(body, secret),
-    secretVersion: endpoint.secretVersion,
+    ...signedNow(deps, endpoint, body),
   };
+}
+
+/** A webhook is signed when queued: with the channel's secret as it is now, and that secret's version. */
+export function signedNow(deps: WebhooksDeps, endpoint: QueueingEndpoint, body: Buffer): Pick<NewDelivery, 'signature' | 'secretVersion'> {
+  return { signature: signBody(body, deps.secrets.open(endpoint.secret, endpoint.channelId)), secretVersion: endpoint.secretVersion };
 }
 
 /**

@@ -9,7 +9,6 @@ import {
   orderFulfillableStatusUpdatedPayload,
   orderStatusUpdatedPayload,
   RESENDABLE_TYPES,
-  signBody,
   type OrderSnapshot,
   type ResendableType,
 } from '../domain/notifications';
@@ -18,7 +17,7 @@ import { findStoredDelivery, insertDeliveries } from '../repositories/deliveries
 import { endpointForQueueing } from '../repositories/endpoints';
 import type { CurrentOrder } from '../orders/current-orders';
 import type { WebhooksDeps } from './deps';
-import { queueForChannel, type Notification } from './queueing';
+import { queueForChannel, signedNow, type Notification } from './queueing';
 
 /** What a resend answers: the delivery it queued. */
 export interface QueuedWebhook {
@@ -130,8 +129,7 @@ export async function redeliver(deps: WebhooksDeps, identity: Identity, delivery
         sourceEventId: null,
         redeliveryOf: original.id,
         body: original.body,
-        signature: signBody(original.body, deps.secrets.open(endpoint.secret, endpoint.channelId)),
-        secretVersion: endpoint.secretVersion,
+        ...signedNow(deps, endpoint, original.body),
       },
     ]);
     deps.logger.info({ deliveryId: id, redeliveryOf: original.id, channelId: original.channelId }, 'failed delivery queued again');
