@@ -8,6 +8,12 @@ export const PROBLEM_TYPE_BASE = 'https://docs.print-fulfilment.dev/problems/';
  * body the contract says carries no `type` (409 when `reserve: true` could not hold stock).
  */
 export const PROBLEM_TYPES = {
+  /** A request that is not valid HTTP (the parser gave up on it, or its Host is missing or invalid). */
+  'bad-request': { status: 400, typed: true },
+  'request-timeout': { status: 408, typed: true },
+  /** An `Expect` other than `100-continue`. */
+  'expectation-failed': { status: 417, typed: true },
+  'headers-too-large': { status: 431, typed: true },
   'validation-failed': { status: 422, typed: true },
   unauthenticated: { status: 401, typed: true },
   'channel-inactive': { status: 403, typed: true },

@@ -11,8 +11,9 @@ import { loadContract, operationsOf, type Contract } from './contract/openapi';
 import { templateSource } from './contract/path-template';
 import { requestValidator } from './contract/request-validation';
 import { errorHandler, unknownPath } from './http/errors';
-import { refuseInvalidUtf8 } from './http/body';
+import { bodyTakers, JSON_MEDIA_TYPES, refuseInvalidUtf8, refuseUntypedBodies } from './http/body';
 import { queryParser } from './http/query';
+import { refuseMalformedHead } from './http/request-head';
 import { requestContext, requestIdOf } from './http/request-context';
 import { sendJsonStream } from './http/stream';
 import { InMemoryRateLimiter } from './rate-limit/memory';
@@ -100,6 +101,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.set('query parser', queryParser(INSTANT_PARAMETERS));
   app.use(requestContext(contract.version));
   opts.mountFirst?.(app);
+  // Before anything reads the host or the credentials: RFC 9112's 400s, absolute-form targets.
+  app.use(refuseMalformedHead);
   const channelBase = expressPath(contract.basePath);
   const channelPath = channelPathPattern(contract.basePath);
   app.use(refuseBlockedAddresses(rateLimiter, channelPath));
@@ -114,9 +117,18 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   const authenticateRequest = authenticate({ limiter: rateLimiter, tokenChecks, rules: new AccessRules(RESOURCE_ROUTES), logger: logger.child({ component: 'auth' }) });
   app.use(undecodableChannelIds(authenticateRequest, channelPath));
   app.use(channelBase, authenticateRequest);
-  // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422.
+  // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422;
+  // and only for operations that take one (others ignore a body).
   // JSON is UTF-8 (RFC 8259): bytes that are not are refused (422 naming the body), never read as U+FFFD.
-  app.use(express.json({ limit: '1mb', type: ['application/json', 'application/*+json'], verify: refuseInvalidUtf8 }));
+  const takesBody = bodyTakers(operationsOf(contract.document), contract.basePath);
+  app.use(refuseUntypedBodies(takesBody));
+  app.use(
+    express.json({
+      limit: '1mb',
+      type: (req) => takesBody(req.method!, (req as Request).path) && Boolean((req as Request).is(JSON_MEDIA_TYPES)),
+      verify: refuseInvalidUtf8,
+    }),
+  );
   app.use(...requestValidator(contract.routing));
 
   const router = express.Router({ mergeParams: true });

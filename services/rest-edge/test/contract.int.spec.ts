@@ -134,6 +134,44 @@ describe('the OpenAPI contract', () => {
       expect(res.body.data.echo).toBe('a');
     });
 
+    it.each([
+      ['/orders', 'status[x]=queued', 'status'],
+      ['/orders', 'status[]=queued', 'status'],
+      ['/products', 'active-state[__proto__]=bogus', 'active-state'],
+      ['/products', 'page[constructor]=0&per-page[__proto__]=5', 'page,per-page'],
+    ])('GET %s?%s (bracket notation of a documented parameter) is a 422 naming it, never a 500 or an unapplied filter', async (path, query, named) => {
+      const res = await edge.call('GET', `${base}${path}?${query}`, { token: acme.shop!.token });
+      sys.contract.check('GET', path, res);
+      expect(res.status).toBe(422);
+      expect(res.body.violations.map((v: { property: string }) => v.property).sort()).toEqual(named.split(','));
+    });
+
+    it('a bracket key of an unknown parameter is ignored like any unknown parameter', async () => {
+      const res = await edge.call('GET', `${base}/token?filter[__proto__]=x&x[y][z]=1&[page]=0`, { token: acme.shop!.token });
+      sys.contract.check('GET', '/token', res);
+      expect(res.status).toBe(200);
+    });
+
+    it('a body sent to an operation that takes none is ignored, however malformed', async () => {
+      for (const [method, path] of [['GET', '/token'], ['GET', '/'], ['DELETE', '/orders/00000000-0000-4000-8000-000000000000']] as const) {
+        const res = await edge.call(method, `${base}${path}`, { token: acme.shop!.token, rawBody: '{"broken": ', contentType: 'application/json' });
+        expect(res.status).not.toBe(422);
+        if (method === 'GET') {
+          sys.contract.check(method, path, res);
+          expect(res.status).toBe(200);
+        }
+      }
+    });
+
+    it('a body without Content-Type sent to an operation that takes one is a 422 naming the body, as one of another type is', async () => {
+      for (const contentType of [null, 'text/plain']) {
+        const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody: '{"echo":"a"}', contentType });
+        sys.contract.check('POST', '/test-connection', res);
+        expect(res.status).toBe(422);
+        expect(res.body.violations).toEqual([{ property: 'body', message: expect.stringMatching(/must be JSON/) }]);
+      }
+    });
+
     it('an unauthenticated request with a bad body is 401, not 422', async () => {
       const res = await edge.call('POST', `${base}/test-connection`, { rawBody: '{"echo": ', contentType: 'application/json' });
       sys.contract.check('POST', '/test-connection', res);

@@ -3,6 +3,7 @@ import { request } from 'undici';
 import { testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import http from 'node:http';
 import { closeServer, listen } from '@pf/platform/http/lifecycle';
+import { PROBLEM_TYPE_BASE } from '@pf/platform/problems';
 import { restEdgeService } from '../src';
 import { startRestEdgeProcess, type RestEdgeProcess } from '../src/process';
 import { CapturedLogs, closeAgents, jwtOptions, seedTeam, startSystem, type IssuedToken, type System } from './support/system';
@@ -105,11 +106,16 @@ describe('rest-edge process', () => {
     const oversized = await rawExchange(p.port, `GET /v1/channels/acme-shop/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${'t'.repeat(20_000)}\r\n\r\n`);
     expect(oversized).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     expect(oversized).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
-    expect(JSON.parse(oversized.split('\r\n\r\n')[1]!)).toEqual({ title: 'Request Header Fields Too Large', status: 431, detail: expect.any(String) });
+    expect(JSON.parse(oversized.split('\r\n\r\n')[1]!)).toEqual({
+      type: `${PROBLEM_TYPE_BASE}headers-too-large`,
+      title: 'Request Header Fields Too Large',
+      status: 431,
+      detail: expect.any(String),
+    });
     const expectation = await rawExchange(p.port, 'POST /v1/channels/acme-shop/test-connection HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}');
     expect(expectation).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
     expect(expectation).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
-    expect(JSON.parse(expectation.split('\r\n\r\n')[1]!)).toEqual({ title: 'Expectation Failed', status: 417, detail: expect.any(String) });
+    expect(JSON.parse(expectation.split('\r\n\r\n')[1]!)).toEqual({ type: `${PROBLEM_TYPE_BASE}expectation-failed`, title: 'Expectation Failed', status: 417, detail: expect.any(String) });
     const connect = await rawExchange(p.port, 'CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n');
     expect(connect).toMatch(/^HTTP\/1\.1 405 Method Not Allowed\r\n/);
     expect(connect).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
@@ -117,6 +123,24 @@ describe('rest-edge process', () => {
     expect(garbage).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
     expect(garbage).toMatch(/\r\nContent-Type: application\/problem\+json; charset=utf-8\r\n/);
     expect(garbage).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
+    expect(JSON.parse(garbage.split('\r\n\r\n')[1]!)).toEqual({ type: `${PROBLEM_TYPE_BASE}bad-request`, title: 'Bad Request', status: 400, detail: expect.any(String) });
+  });
+
+  it('an HTTP/1.1 request without Host, with two, with one that is not a host, or with two Authorization headers is a 400 problem; an absolute-form target is served', async () => {
+    const { p } = await start();
+    const auth = `Authorization: Bearer ${acme.shop!.token}\r\nConnection: close\r\n`;
+    const badRequest = { type: `${PROBLEM_TYPE_BASE}bad-request`, title: 'Bad Request', status: 400, detail: expect.any(String) };
+    for (const head of ['', 'Host: a.example\r\nHost: b.example\r\n', 'Host: a"b/c?d#e\r\n', `Host: a.example\r\n${auth.split('\r\n')[0]}\r\n`]) {
+      const answer = await rawExchange(p.port, `GET /v1/channels/acme-shop/products?per-page=1 HTTP/1.1\r\n${head}${auth}\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(answer).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
+      expect(JSON.parse(answer.split('\r\n\r\n')[1]!)).toEqual(badRequest);
+    }
+    // HTTP/1.0 has no Host to send
+    expect(await rawExchange(p.port, `GET /v1/channels/acme-shop/ HTTP/1.0\r\n${auth}\r\n`)).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    const absolute = await rawExchange(p.port, `GET http://api.example:8080/v1/channels/acme-shop/ HTTP/1.1\r\nHost: ignored.example\r\n${auth}\r\n`);
+    expect(absolute).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(JSON.parse(absolute.split('\r\n\r\n')[1]!).data.id).toBe('acme-shop');
   });
 
   it('shuts down gracefully and stops listening', async () => {

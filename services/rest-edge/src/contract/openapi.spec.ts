@@ -35,11 +35,13 @@ describe('routingDocument', () => {
 });
 
 describe('operationsOf', () => {
-  it('lists every operation with its method, path and operationId', () => {
-    expect(operationsOf(doc)).toEqual([
-      { method: 'GET', path: '/', operationId: 'getChannel' },
-      { method: 'GET', path: '/orders/{orderUuid}', operationId: 'getOrder' },
-      { method: 'DELETE', path: '/orders/{orderUuid}', operationId: 'cancelOrder' },
+  it('lists every operation with its method, path, operationId and whether it takes a body', () => {
+    const withBody = { ...doc, paths: { ...doc.paths, '/orders/{orderUuid}/lines': { put: { operationId: 'amendOrder', requestBody: { content: {} }, responses: {} } } } };
+    expect(operationsOf(withBody)).toEqual([
+      { method: 'GET', path: '/', operationId: 'getChannel', takesBody: false },
+      { method: 'GET', path: '/orders/{orderUuid}', operationId: 'getOrder', takesBody: false },
+      { method: 'DELETE', path: '/orders/{orderUuid}', operationId: 'cancelOrder', takesBody: false },
+      { method: 'PUT', path: '/orders/{orderUuid}/lines', operationId: 'amendOrder', takesBody: true },
     ]);
   });
 });

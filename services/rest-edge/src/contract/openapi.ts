@@ -73,13 +73,21 @@ export function routingDocument(doc: OpenApiDocument): OpenApiDocument {
   return { ...doc, servers: [{ url: staticPart || '/' }], paths };
 }
 
-/** Every operation of the document: method, path (relative to the server) and operationId. */
-export function operationsOf(doc: OpenApiDocument): { method: string; path: string; operationId: string | undefined }[] {
-  const out: { method: string; path: string; operationId: string | undefined }[] = [];
+/** One operation of the document: method, path (relative to the server), operationId, and whether it takes a request body. */
+export interface OperationSummary {
+  method: string;
+  path: string;
+  operationId: string | undefined;
+  takesBody: boolean;
+}
+
+/** Every operation of the document. */
+export function operationsOf(doc: OpenApiDocument): OperationSummary[] {
+  const out: OperationSummary[] = [];
   for (const [p, item] of Object.entries(doc.paths)) {
     for (const m of HTTP_METHODS) {
-      const op = item[m] as { operationId?: string } | undefined;
-      if (op) out.push({ method: m.toUpperCase(), path: p, operationId: op.operationId });
+      const op = item[m] as { operationId?: string; requestBody?: unknown } | undefined;
+      if (op) out.push({ method: m.toUpperCase(), path: p, operationId: op.operationId, takesBody: op.requestBody !== undefined });
     }
   }
   return out;
@@ -94,6 +102,30 @@ interface ParameterObject {
 
 const SHARED_PARAMETER = '#/components/parameters/';
 
+/** Every query parameter of the document, on operations and on paths (a `$ref` to `components/parameters` followed). */
+function queryParameters(doc: OpenApiDocument): ParameterObject[] {
+  const shared = (doc.components?.parameters ?? {}) as Record<string, ParameterObject>;
+  const resolve = (p: ParameterObject): ParameterObject => (p.$ref?.startsWith(SHARED_PARAMETER) ? (shared[p.$ref.slice(SHARED_PARAMETER.length)] ?? p) : p);
+  const found: ParameterObject[] = [];
+  for (const item of Object.values(doc.paths)) {
+    const lists = [item.parameters, ...HTTP_METHODS.map((m) => (item[m] as { parameters?: unknown } | undefined)?.parameters)];
+    for (const list of lists) {
+      if (!Array.isArray(list)) continue;
+      for (const p of (list as ParameterObject[]).map(resolve)) if (p.in === 'query' && p.name) found.push(p);
+    }
+  }
+  return found;
+}
+
+function sortedNames(parameters: ParameterObject[]): string[] {
+  return [...new Set(parameters.map((p) => p.name as string))].sort();
+}
+
+/** Names of the query parameters of any operation of the document. */
+export function queryParameterNames(doc: OpenApiDocument): string[] {
+  return sortedNames(queryParameters(doc));
+}
+
 /**
  * Names of the query parameters the document types as integers, on any operation (a `$ref` to
  * `components/parameters` followed). The request validator coerces a query value with
@@ -101,17 +133,5 @@ const SHARED_PARAMETER = '#/components/parameters/';
  * (see `refuseNonDecimalIntegers`).
  */
 export function integerQueryParameters(doc: OpenApiDocument): string[] {
-  const shared = (doc.components?.parameters ?? {}) as Record<string, ParameterObject>;
-  const resolve = (p: ParameterObject): ParameterObject => (p.$ref?.startsWith(SHARED_PARAMETER) ? (shared[p.$ref.slice(SHARED_PARAMETER.length)] ?? p) : p);
-  const names = new Set<string>();
-  for (const item of Object.values(doc.paths)) {
-    const lists = [item.parameters, ...HTTP_METHODS.map((m) => (item[m] as { parameters?: unknown } | undefined)?.parameters)];
-    for (const list of lists) {
-      if (!Array.isArray(list)) continue;
-      for (const p of (list as ParameterObject[]).map(resolve)) {
-        if (p.in === 'query' && p.schema?.type === 'integer' && p.name) names.add(p.name);
-      }
-    }
-  }
-  return [...names].sort();
+  return sortedNames(queryParameters(doc).filter((p) => p.schema?.type === 'integer'));
 }

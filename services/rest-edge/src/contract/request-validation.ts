@@ -4,7 +4,7 @@ import { unstorableTextMembers } from '@pf/platform/text';
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
-import { integerQueryParameters, type OpenApiDocument } from './openapi';
+import { integerQueryParameters, queryParameterNames, type OpenApiDocument } from './openapi';
 import { openApiMetadata } from './route-lookup';
 
 /**
@@ -15,6 +15,9 @@ import { openApiMetadata } from './route-lookup';
  *
  * - a body member holding text the platform cannot keep (a NUL, an unpaired surrogate) is refused
  *   first, naming it;
+ * - a documented query parameter written in bracket notation (`status[x]=queued`, `status[]=...`) is
+ *   refused first, naming it: the validator reads such keys as nested objects (qs), which crashed
+ *   its array splitting and silently dropped `__proto__`-style keys, leaving the filter unapplied;
  * - an integer query parameter must be written in decimal digits (the validator's coercion would
  *   read `per-page=1e1` as 10 and `page=0x2` as 2), refused first too, naming it;
  * - all errors are reported, not only the first;
@@ -40,7 +43,39 @@ export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
   replaceMetadataStep(validator);
   // What the package's `middleware(options)` does, with the step above replaced.
   const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec as never, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
-  return [refuseUnstorableText, refuseNonDecimalIntegers(integerQueryParameters(routing)), ...(validator.installMiddleware(spec) as unknown as RequestHandler[])];
+  return [
+    refuseUnstorableText,
+    refuseBracketNotation(queryParameterNames(routing)),
+    refuseNonDecimalIntegers(integerQueryParameters(routing)),
+    ...(validator.installMiddleware(spec) as unknown as RequestHandler[]),
+  ];
+}
+
+/**
+ * The parameter a bracket-notation query key addresses, as the validator nests it (`status[x]`
+ * and `status[]` address `status`; it drops a key starting with a bracket), or undefined for a
+ * plain key. No parameter of the contract is an object, and none has a bracket in its name.
+ */
+export function bracketNotationTarget(key: string): string | undefined {
+  const open = key.indexOf('[');
+  return open > 0 ? key.slice(0, open) : undefined;
+}
+
+/**
+ * A documented query parameter sent in bracket notation is a 422 naming it; other bracket keys are
+ * unknown parameters, ignored like any other.
+ */
+export function refuseBracketNotation(names: readonly string[]): RequestHandler {
+  const documented = new Set(names);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const targets = new Set(
+      Object.keys(req.query as Record<string, unknown>)
+        .map(bracketNotationTarget)
+        .filter((name): name is string => name !== undefined && documented.has(name)),
+    );
+    if (targets.size === 0) next();
+    else next(Problem.validation([...targets].map((property) => ({ property, message: `must be sent as ${property}=value; bracket notation is not understood` }))));
+  };
 }
 
 /** Digits, with a minus sign allowed so that a negative number gets the range's own message. */

@@ -1,4 +1,4 @@
-import { refuseInvalidUtf8 } from './body';
+import { bodyTakers, refuseInvalidUtf8 } from './body';
 
 describe('the body must be UTF-8', () => {
   it('passes UTF-8, emoji and all; refuses bytes that are not', () => {
@@ -7,5 +7,32 @@ describe('the body must be UTF-8', () => {
     for (const bytes of [[0xff, 0xfe], [0xc0, 0xaf], [0x7b, 0xed, 0xa0, 0x80, 0x7d]]) {
       expect(() => refuseInvalidUtf8(null, null, Buffer.from(bytes))).toThrow(/UTF-8/);
     }
+  });
+});
+
+describe('bodyTakers', () => {
+  const takesBody = bodyTakers(
+    [
+      { method: 'GET', path: '/', operationId: 'getChannel', takesBody: false },
+      { method: 'POST', path: '/', operationId: 'postChannel', takesBody: true },
+      { method: 'PUT', path: '/orders/{orderUuid}/lines', operationId: 'amendOrder', takesBody: true },
+      { method: 'PUT', path: '/orders/{orderUuid}/cancel', operationId: 'cancelOrder', takesBody: false },
+    ],
+    '/v1/channels/{channelId}',
+  );
+
+  it('names the requests to an operation that takes a body, matched as express matches', () => {
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/123/lines')).toBe(true);
+    expect(takesBody('PUT', '/V1/Channels/a-b/orders/123/lines/')).toBe(true);
+    expect(takesBody('POST', '/v1/channels/a-b')).toBe(true);
+    expect(takesBody('POST', '/v1/channels/a-b/')).toBe(true);
+  });
+
+  it('no other request: another method, an operation without a body, a path below or beside', () => {
+    expect(takesBody('GET', '/v1/channels/a-b/orders/123/lines')).toBe(false);
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/123/cancel')).toBe(false);
+    expect(takesBody('GET', '/v1/channels/a-b')).toBe(false);
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/123/lines/x')).toBe(false);
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/1/2/lines')).toBe(false);
   });
 });

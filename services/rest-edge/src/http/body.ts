@@ -1,4 +1,8 @@
 import { isUtf8 } from 'node:buffer';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { Problem } from '@pf/platform/problems';
+import type { OperationSummary } from '../contract/openapi';
+import { templateSource } from '../contract/path-template';
 
 /**
  * express.json's `verify` step: the raw body (after any Content-Encoding) must be UTF-8, as JSON
@@ -8,4 +12,36 @@ import { isUtf8 } from 'node:buffer';
  */
 export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
   if (!isUtf8(body)) throw new Error('The request body is not valid UTF-8.');
+}
+
+/**
+ * Whether a request goes to an operation of the document that takes a request body (method and
+ * path, matched as express matches: case-insensitively, a trailing slash allowed). Only those
+ * bodies are read: a body sent to any other operation (a `GET`, a cancel) has no meaning there and
+ * is ignored, never parsed nor refused (RFC 9110 section 9.3.1).
+ */
+export function bodyTakers(operations: readonly OperationSummary[], basePath: string): (method: string, path: string) => boolean {
+  const takers = operations
+    .filter((o) => o.takesBody)
+    .map((o) => ({ method: o.method, path: new RegExp(`${templateSource(o.path === '/' ? basePath : basePath + o.path)}/?$`, 'i') }));
+  return (method, path) => takers.some((t) => t.method === method && t.path.test(path));
+}
+
+/** The 422 message of a body that is not JSON by its Content-Type (or has none). */
+export const NOT_JSON = 'The request body must be JSON (Content-Type: application/json).';
+
+/** The media types read as JSON. */
+export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
+
+/**
+ * A body sent without `Content-Type` to an operation that reads one is a 422 naming the body, as
+ * one of another type is (the validator's 415): it was neither read nor ignored in silence.
+ */
+export function refuseUntypedBodies(takesBody: (method: string, path: string) => boolean): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (hasBody && req.headers['content-type'] === undefined && takesBody(req.method, req.path)) {
+      next(Problem.validation([{ property: 'body', message: NOT_JSON }]));
+    } else next();
+  };
 }

@@ -1,18 +1,22 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
-import { statusTitle } from '@pf/platform/problems';
+import { Problem, statusTitle, type ProblemTypeName } from '@pf/platform/problems';
 import { SERVICE_API_VERSION_HEADER } from './request-context';
 
 /** What Node's HTTP parser reports before express sees a request, and how the edge answers it. */
-export function clientErrorAnswer(code: string | undefined): { status: number; detail: string } {
+export function clientErrorAnswer(code: string | undefined): Problem {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, detail: 'The request headers are too large.' };
+      return answer('headers-too-large', 'The request line and headers are too large.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, detail: 'The request did not arrive in time.' };
+      return answer('request-timeout', 'The request did not arrive in time.');
     default:
-      return { status: 400, detail: 'The request is not valid HTTP.' };
+      return answer('bad-request', 'The request is not valid HTTP.');
   }
+}
+
+function answer(type: ProblemTypeName, detail: string): Problem {
+  return new Problem(type, { detail });
 }
 
 /**
@@ -20,11 +24,16 @@ export function clientErrorAnswer(code: string | undefined): { status: number; d
  * never reach express; by default Node answers them with a bare status line. They get a problem
  * body and the contract version header like every other response (spec section 4), then the
  * connection closes (the parser cannot go on reading it). So does a request with an `Expect`
- * other than `100-continue`, which Node would answer with a bare 417.
+ * other than `100-continue`, which Node would answer with a bare 417. An HTTP/1.1 request without
+ * `Host`, which Node would also answer bare, goes on to express, where `refuseInvalidHost`
+ * answers it (request-head.ts).
  */
 export function answerClientErrors(server: http.Server, apiVersion: string): void {
+  // The server option of http.createServer({ requireHostHeader }), kept on the server and read per
+  // request (Node 20); its types declare only the option.
+  (server as http.Server & { requireHostHeader: boolean }).requireHostHeader = false;
   server.on('checkExpectation', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    const { status, headers, body } = problemResponse(apiVersion, 417, 'The only expectation this server meets is 100-continue.');
+    const { status, headers, body } = problemResponse(apiVersion, answer('expectation-failed', 'The only expectation this server meets is 100-continue.'));
     res.writeHead(status, headers);
     res.end(body);
   });
@@ -33,31 +42,30 @@ export function answerClientErrors(server: http.Server, apiVersion: string): voi
       socket.destroy();
       return;
     }
-    const { status, detail } = clientErrorAnswer(err.code);
-    endWithProblem(socket, apiVersion, status, detail);
+    endWithProblem(socket, apiVersion, clientErrorAnswer(err.code));
   });
   // CONNECT (a proxy tunnel) never reaches express; without a listener Node drops the connection.
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
-    if (socket.writable) endWithProblem(socket, apiVersion, 405, 'This server is not a proxy: CONNECT is not answered.');
+    if (socket.writable) endWithProblem(socket, apiVersion, answer('method-not-allowed', 'This server is not a proxy: CONNECT is not answered.'));
     else socket.destroy();
   });
 }
 
 /** A problem answer Node would otherwise give bare: status, headers (the version among them; the connection closes) and body. */
-function problemResponse(apiVersion: string, status: number, detail: string): { status: number; headers: Record<string, string>; body: string } {
-  const body = JSON.stringify({ title: statusTitle(status), status, detail });
+function problemResponse(apiVersion: string, problem: Problem): { status: number; headers: Record<string, string>; body: string } {
+  const body = JSON.stringify(problem.toBody());
   const headers = {
     'Content-Type': 'application/problem+json; charset=utf-8',
     'Content-Length': String(Buffer.byteLength(body)),
     [SERVICE_API_VERSION_HEADER]: apiVersion,
     Connection: 'close',
   };
-  return { status, headers, body };
+  return { status: problem.status, headers, body };
 }
 
 /** The same written on the raw socket (the parser gave up on it, or it was a CONNECT), which then closes. */
-function endWithProblem(socket: Duplex, apiVersion: string, status: number, detail: string): void {
-  const { headers, body } = problemResponse(apiVersion, status, detail);
+function endWithProblem(socket: Duplex, apiVersion: string, problem: Problem): void {
+  const { status, headers, body } = problemResponse(apiVersion, problem);
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
   socket.end(`HTTP/1.1 ${status} ${statusTitle(status)}\r\n${lines.join('')}\r\n${body}`);
 }

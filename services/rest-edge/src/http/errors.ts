@@ -6,6 +6,7 @@ import type { Logger } from '@pf/platform/logging';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { onTheCountAlone, propertyOfPointer } from '../domain/violations';
 import { UpstreamError } from '../upstream/graphql';
+import { NOT_JSON } from './body';
 import { requestIdOf } from './request-context';
 
 /** The one detail of every 500: nothing about the cause reaches the client, only the reference. */
@@ -52,7 +53,7 @@ function validatorAnswer(err: ValidatorError): Answer | undefined {
       return { problem: Problem.validation([{ property: 'body', message: 'The request body is too large.' }]) };
     case 415:
       return {
-        problem: Problem.validation([{ property: 'body', message: 'The request body must be JSON (Content-Type: application/json).' }]),
+        problem: Problem.validation([{ property: 'body', message: NOT_JSON }]),
       };
     default:
       // 500 (the document could not be loaded) and anything else are the platform's fault.

@@ -69,7 +69,8 @@ export interface CallOptions {
   body?: unknown;
   /** A raw body (sent as is). */
   rawBody?: string | Buffer;
-  contentType?: string;
+  /** Of a body: application/json unless given; null sends none. */
+  contentType?: string | null;
   headers?: Record<string, string>;
   /** The address the request is sent from (any of 127.0.0.0/8 on Linux). */
   from?: string;
@@ -240,7 +241,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
         if (o.authorization !== undefined) headers.authorization = o.authorization;
         let body: string | Buffer | undefined = o.rawBody;
         if (o.body !== undefined) body = JSON.stringify(o.body);
-        if (body !== undefined) headers['content-type'] = o.contentType ?? 'application/json';
+        if (body !== undefined && o.contentType !== null) headers['content-type'] = o.contentType ?? 'application/json';
         const res = await request(url + path, {
           method: method as 'GET',
           headers,
