@@ -11,6 +11,7 @@ import {
   holdsOf,
   NOT_SENT,
   ORDER,
+  ORDERS,
   orderInput,
   PROCESS_NOW,
   PROGRESS,
@@ -419,5 +420,29 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       const bad = await s.gql<any>(s.urls.orders, u.shop, `{ orders(filter: { status: ["lost"], updatedSince: "yesterday" }, perPage: 500) { total } }`);
       expect(problemOf(bad).violations.map((v: any) => v.property).sort()).toEqual(['filter.status', 'filter.updatedSince', 'perPage']);
     }, 60_000);
+
+    it('a page is one snapshot: while its orders change, every order on it meets the filter and the count agrees with it', async () => {
+      const u = await createTeam(s, `p${uniqueSuffix()}`, { stock: { 'SKU-A': { leeds: 100_000 } } });
+      const made: { uuid: string }[] = [];
+      for (let i = 0; i < 12; i++) made.push((await s.ok<any>(u.shop, CREATE_ORDER, { input: orderInput(`p-${i}`, [['SKU-A', 1]]) })).createOrder);
+      let toggling = true;
+      // The merchant queues every order and saves it as a draft again, round after round.
+      const toggler = (async () => {
+        for (let round = 0; toggling; round++) {
+          await Promise.all(made.map((o) => s.ok(u.backOffice, round % 2 === 0 ? QUEUE_ORDER : SAVE_AS_DRAFT, { uuid: o.uuid })));
+        }
+      })();
+      try {
+        for (let i = 0; i < 80; i++) {
+          const p = (await s.ok<any>(u.shop, ORDERS, { filter: { status: ['queued'] }, perPage: 100 })).orders;
+          expect(p.items.filter((o: any) => o.status !== 'queued')).toEqual([]);
+          expect(p.total).toBe(p.items.length);
+          expect(p.to).toBe(p.items.length > 0 ? p.items.length : null);
+        }
+      } finally {
+        toggling = false;
+        await toggler;
+      }
+    }, 120_000);
   });
 });

@@ -5,8 +5,8 @@ import type { Order, StatusChange } from '../domain/model';
 import { parseInstant, unstorableText } from '../domain/order-input';
 import { FULFILLABLE_STATUSES, isOrderStatus, type OrderStatus } from '../domain/order-state-machine';
 import { isVisible, orderNotFound, scopeOf } from '../domain/visibility';
-import type { Prisma } from '../generated/prisma/client';
-import { isUuid, loadOrder, loadOrders } from '../repositories/order-repository';
+import { readOrderPage, type OrderCriteria } from '../repositories/order-page-repository';
+import { isUuid, loadOrder } from '../repositories/order-repository';
 import type { OrdersDeps } from './deps';
 
 export interface OrderFilter {
@@ -85,30 +85,27 @@ export async function listOrders(
   if (violations.length > 0) throw Problem.validation(violations);
 
   const scope = scopeOf(identity);
-  const where: Prisma.OrderWhereInput = {};
-  if (scope.kind === 'channel') Object.assign(where, { teamCode: scope.teamCode, channelId: scope.channelId, origin: 'api' });
+  const criteria: OrderCriteria = {};
+  if (scope.kind === 'channel') Object.assign(criteria, { teamCode: scope.teamCode, channelId: scope.channelId, origin: 'api' });
   else {
-    if (scope.kind === 'team') where.teamCode = scope.teamCode;
-    if (filter.channelId != null) where.channelId = filter.channelId;
-    if (filter.origin != null) where.origin = filter.origin;
+    if (scope.kind === 'team') criteria.teamCode = scope.teamCode;
+    if (filter.channelId != null) criteria.channelId = filter.channelId;
+    if (filter.origin != null) criteria.origin = filter.origin;
   }
-  if (filter.status?.length) where.status = { in: filter.status as OrderStatus[] };
-  if (filter.orderNumber != null) where.orderNumber = filter.orderNumber;
-  if (updatedSince) where.updatedAt = { gte: updatedSince };
-  if (createdSince) where.createdAt = { gte: createdSince };
+  if (filter.status?.length) criteria.statuses = filter.status;
+  if (filter.orderNumber != null) criteria.orderNumber = filter.orderNumber;
+  if (updatedSince) criteria.updatedSince = updatedSince;
+  if (createdSince) criteria.createdSince = createdSince;
   if (scope.kind !== 'channel') {
-    if (filter.fulfillableStatus?.length) where.fulfillableStatus = { in: filter.fulfillableStatus };
-    if (filter.confirmed != null) where.confirmedAt = filter.confirmed ? { not: null } : null;
+    if (filter.fulfillableStatus?.length) criteria.fulfillableStatuses = filter.fulfillableStatus;
+    if (filter.confirmed != null) criteria.confirmed = filter.confirmed;
   }
-  const orderBy: Prisma.OrderOrderByWithRelationInput[] =
-    args.sort === 'UPDATED_ASC' ? [{ updatedAt: 'asc' }, { uuid: 'asc' }] : [{ createdAt: 'desc' }, { uuid: 'desc' }];
-  const [total, rows] = await Promise.all([
-    deps.prisma.order.count({ where }),
-    deps.prisma.order.findMany({ where, orderBy, skip: (page - 1) * perPage, take: perPage, select: { uuid: true } }),
-  ]);
-  const items = await loadOrders(
+  const { total, orders: items } = await readOrderPage(
     deps.pool,
-    rows.map((r) => r.uuid),
+    criteria,
+    args.sort === 'UPDATED_ASC' ? 'updated-asc' : 'created-desc',
+    (page - 1) * perPage,
+    perPage,
   );
   const first = (page - 1) * perPage + 1;
   return {
