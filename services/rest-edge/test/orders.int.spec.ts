@@ -679,6 +679,40 @@ describe('the order endpoints', () => {
         expect(res.body.violations.map((v: { property: string }) => v.property)).toContain(property);
       }
     });
+
+    it('catching up with the cursor (after = meta.next_cursor) misses no order that changes meanwhile', async () => {
+      // (last of this list's tests: it changes an order)
+      const read: string[] = [];
+      let res = await listApi.call('GET', '/orders?sort=updated-asc&per-page=2');
+      expect(res.status).toBe(200);
+      sys.contract.check('GET', '/orders', res);
+      read.push(...res.body.data.map((o: any) => o.uuid));
+      // The first order read changes: numbered pages would now shift the rest back by one.
+      const changed = res.body.data[0].uuid;
+      expect((await listApi.call('PUT', `/orders/${changed}/lines`, { body: { orderLines: lines(['MUG', 9]) } })).status).toBe(200);
+      let cursor: string = res.body.meta.next_cursor;
+      for (let i = 0; i < 10 && res.body.data.length === 2; i++) {
+        res = await listApi.call('GET', `/orders?after=${cursor}&per-page=2`);
+        expect({ status: res.status, body: res.status === 200 ? undefined : res.body }).toEqual({ status: 200 });
+        sys.contract.check('GET', '/orders', res);
+        read.push(...res.body.data.map((o: any) => o.uuid));
+        cursor = res.body.meta.next_cursor;
+      }
+      expect(new Set(read)).toEqual(new Set(mine.map((o) => o.uuid)));
+      // the changed order once more, last
+      expect(read.filter((uuid) => uuid === changed)).toHaveLength(2);
+      expect(read[read.length - 1]).toBe(changed);
+      // nothing after the last change: an empty page keeps the cursor
+      const caughtUp = await listApi.call('GET', `/orders?after=${cursor}`);
+      expect(caughtUp.body).toMatchObject({ data: [], meta: { next_cursor: cursor } });
+      // newest-first pages have no cursor
+      expect((await listApi.call('GET', '/orders')).body.meta).not.toHaveProperty('next_cursor');
+      for (const query of ['after=not-a-cursor', `after=${cursor}&sort=created-desc`]) {
+        const refused = await listApi.call('GET', `/orders?${query}`);
+        expect(refused.status).toBe(422);
+        expect(refused.body.violations.map((v: { property: string }) => v.property)).toEqual(['after']);
+      }
+    });
   });
 
   describe('PUT /orders/{orderUuid}/confirm', () => {

@@ -1,3 +1,4 @@
+import { decodePosition, encodePosition } from '@pf/platform/cursor';
 import type { Violation } from '@pf/platform/problems';
 
 /**
@@ -29,25 +30,15 @@ export function isUuid(value: string): boolean {
   return UUID.test(value);
 }
 
-/** Opaque to callers: base64url of `[createdAt ISO, uuid]`. */
+/** Opaque to callers (see @pf/platform/cursor). */
 export function encodeCursor(cursor: ProductCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt.toISOString(), cursor.uuid])).toString('base64url');
+  return encodePosition({ at: cursor.createdAt, uuid: cursor.uuid });
 }
 
 /** The cursor, or undefined when `text` is not one of ours. */
 export function decodeCursor(text: string): ProductCursor | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(parsed) || parsed.length !== 2) return undefined;
-  const [at, uuid] = parsed as unknown[];
-  if (typeof at !== 'string' || typeof uuid !== 'string' || !isUuid(uuid)) return undefined;
-  const createdAt = new Date(at);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== at) return undefined;
-  return { createdAt, uuid: uuid.toLowerCase() };
+  const position = decodePosition(text);
+  return position && { createdAt: position.at, uuid: position.uuid };
 }
 
 /** Validates `first` and `after` of a cursor page. */

@@ -16,14 +16,16 @@ describe('criteriaSql', () => {
         orderNumber: 'PO-1',
         updatedSince: at,
         createdSince: at,
+        updatedAfter: { at, uuid: '0f0e0d0c-0b0a-4908-8706-050403020100' },
         fulfillableStatuses: ['fulfillable'],
         confirmed: false,
       }),
     ).toEqual({
       where:
         'WHERE team_code = $1 AND channel_id = $2 AND origin = $3 AND status = ANY($4::text[]) AND order_number = $5' +
-        ' AND updated_at >= $6::timestamptz AND created_at >= $7::timestamptz AND fulfillable_status = ANY($8::text[]) AND confirmed_at IS NULL',
-      values: ['acme', 'acme-shop', 'api', ['queued', 'draft'], 'PO-1', at, at, ['fulfillable']],
+        ' AND updated_at >= $6::timestamptz AND created_at >= $7::timestamptz AND (updated_at, uuid) > ($8::timestamptz, $9::uuid)' +
+        ' AND fulfillable_status = ANY($10::text[]) AND confirmed_at IS NULL',
+      values: ['acme', 'acme-shop', 'api', ['queued', 'draft'], 'PO-1', at, at, at, '0f0e0d0c-0b0a-4908-8706-050403020100', ['fulfillable']],
     });
   });
 

@@ -13,6 +13,8 @@ export interface OrderCriteria {
   orderNumber?: string;
   updatedSince?: Date;
   createdSince?: Date;
+  /** After this order in `updated-asc` order. */
+  updatedAfter?: { at: Date; uuid: string };
   fulfillableStatuses?: readonly string[];
   confirmed?: boolean;
 }
@@ -42,6 +44,10 @@ export function criteriaSql(criteria: OrderCriteria): { where: string; values: u
   if (criteria.orderNumber !== undefined) is('order_number', criteria.orderNumber);
   if (criteria.updatedSince) since('updated_at', criteria.updatedSince);
   if (criteria.createdSince) since('created_at', criteria.createdSince);
+  if (criteria.updatedAfter) {
+    values.push(criteria.updatedAfter.at, criteria.updatedAfter.uuid);
+    conditions.push(`(updated_at, uuid) > ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
+  }
   if (criteria.fulfillableStatuses?.length) anyOf('fulfillable_status', criteria.fulfillableStatuses);
   if (criteria.confirmed !== undefined) conditions.push(criteria.confirmed ? 'confirmed_at IS NOT NULL' : 'confirmed_at IS NULL');
   return { where: conditions.length ? `WHERE ${conditions.join(' AND ')}` : '', values };

@@ -14,6 +14,7 @@ export interface OrderFilter {
   orderNumber?: string | null;
   updatedSince?: string | null;
   createdSince?: string | null;
+  updatedAfter?: { updatedAt: string; uuid: string } | null;
   channelId?: string | null;
   origin?: string | null;
   fulfillableStatus?: string[] | null;
@@ -49,7 +50,8 @@ export async function findVisibleOrder(deps: OrdersDeps, identity: Identity, uui
 /**
  * A numbered page of the orders the caller may see: a channel its own API orders (rule O1), a
  * back-office user every channel of the team. Filters: statuses, order number, changed or created
- * since; back-office also channel, origin, fulfillable statuses, confirmed or not.
+ * since, after a position in change order; back-office also channel, origin, fulfillable
+ * statuses, confirmed or not.
  */
 export async function listOrders(
   deps: OrdersDeps,
@@ -82,6 +84,10 @@ export async function listOrders(
   }
   const updatedSince = since(filter.updatedSince, 'filter.updatedSince');
   const createdSince = since(filter.createdSince, 'filter.createdSince');
+  const after = filter.updatedAfter;
+  const updatedAfterAt = after ? since(after.updatedAt, 'filter.updatedAfter.updatedAt') : undefined;
+  if (after && !isUuid(after.uuid)) violations.push({ property: 'filter.updatedAfter.uuid', message: 'A uuid.' });
+  if (after && args.sort !== 'UPDATED_ASC') violations.push({ property: 'filter.updatedAfter', message: 'Only with sort UPDATED_ASC.' });
   if (violations.length > 0) throw Problem.validation(violations);
 
   const scope = scopeOf(identity);
@@ -96,6 +102,7 @@ export async function listOrders(
   if (filter.orderNumber != null) criteria.orderNumber = filter.orderNumber;
   if (updatedSince) criteria.updatedSince = updatedSince;
   if (createdSince) criteria.createdSince = createdSince;
+  if (after && updatedAfterAt) criteria.updatedAfter = { at: updatedAfterAt, uuid: after.uuid.toLowerCase() };
   if (scope.kind !== 'channel') {
     if (filter.fulfillableStatus?.length) criteria.fulfillableStatuses = filter.fulfillableStatus;
     if (filter.confirmed != null) criteria.confirmed = filter.confirmed;

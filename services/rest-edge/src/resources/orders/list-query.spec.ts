@@ -1,4 +1,5 @@
 import { paginate, pageUrls } from '../../domain/pagination';
+import { encodeOrderCursor } from '../../domain/order-cursor';
 import { parseListOrdersQuery } from './list-query';
 
 describe('parseListOrdersQuery', () => {
@@ -13,7 +14,8 @@ describe('parseListOrdersQuery', () => {
         ['order-number', undefined],
         ['updated-since', undefined],
         ['created-since', undefined],
-        ['sort', undefined],
+        ['after', undefined],
+        ['sort', 'created-desc'],
         ['per-page', 15],
       ],
       parameterOf: {
@@ -21,11 +23,25 @@ describe('parseListOrdersQuery', () => {
         'filter.orderNumber': 'order-number',
         'filter.updatedSince': 'updated-since',
         'filter.createdSince': 'created-since',
+        'filter.updatedAfter': 'after',
+        'filter.updatedAfter.updatedAt': 'after',
+        'filter.updatedAfter.uuid': 'after',
         page: 'page',
         perPage: 'per-page',
         sort: 'sort',
       },
     });
+  });
+
+  it('after: the position of a next_cursor, read in change order (implied when no sort is sent), repeated by the links', () => {
+    const cursor = encodeOrderCursor({ updatedAt: '2026-11-27T02:03:02.968Z', uuid: 'c0b3d54d-1f2e-4c3b-9a8d-7e6f5a4b3c2d' });
+    const q = parseListOrdersQuery({ after: cursor });
+    expect(q.filter).toEqual({ updatedAfter: { updatedAt: '2026-11-27T02:03:02.968Z', uuid: 'c0b3d54d-1f2e-4c3b-9a8d-7e6f5a4b3c2d' } });
+    expect(q.sort).toBe('UPDATED_ASC');
+    expect(q.kept).toEqual(expect.arrayContaining([['after', cursor], ['sort', 'updated-asc']]));
+    // an explicit sort is the subgraph's to refuse, named `after`
+    expect(parseListOrdersQuery({ after: cursor, sort: 'created-desc' }).sort).toBe('CREATED_DESC');
+    expect(() => parseListOrdersQuery({ after: 'not-a-cursor' })).toThrow(expect.objectContaining({ violations: [{ property: 'after', message: expect.any(String) }] }));
   });
 
   it('accepts camelCase spellings and per_page; the document\'s names win and the links use them', () => {

@@ -1,3 +1,5 @@
+import { Problem } from '@pf/platform/problems';
+import { decodeOrderCursor } from '../../domain/order-cursor';
 import { PER_PAGE_ALIASES } from '../../domain/pagination';
 import type { OrderFilterInput, OrderSort } from './operation';
 
@@ -10,6 +12,8 @@ const SORTS: Record<string, OrderSort> = { 'created-desc': 'CREATED_DESC', 'upda
 export interface ListOrdersQuery {
   filter: OrderFilterInput;
   sort: OrderSort;
+  /** The `after` cursor as sent, if any. */
+  after?: string;
   page: number;
   perPage: number;
   /** The request's other list parameters in document order (undefined when not given): every page link repeats them. */
@@ -63,15 +67,23 @@ export function parseListOrdersQuery(query: Record<string, unknown>): ListOrders
   if (updatedSince !== undefined) filter.updatedSince = updatedSince;
   const createdSince = one('created-since');
   if (createdSince !== undefined) filter.createdSince = createdSince;
+  const after = one('after');
+  if (after !== undefined) {
+    const position = decodeOrderCursor(after);
+    if (!position) throw Problem.validation([{ property: 'after', message: 'must be a next_cursor this API answered' }]);
+    filter.updatedAfter = position;
+  }
 
-  const sortName = one('sort');
+  // The document's default, except that a cursor reads in change order: `after` implies updated-asc.
+  const sortName = one('sort') ?? (after !== undefined ? 'updated-asc' : 'created-desc');
   const page = Number(one('page') ?? 1);
   const perPage = Number(one('per-page') ?? DEFAULT_PER_PAGE);
   const validPerPage = Number.isInteger(perPage) && perPage >= 1 ? perPage : DEFAULT_PER_PAGE;
 
   return {
     filter,
-    sort: (sortName !== undefined ? SORTS[sortName] : undefined) ?? 'CREATED_DESC',
+    sort: SORTS[sortName] ?? 'CREATED_DESC',
+    ...(after !== undefined ? { after } : {}),
     page: Number.isInteger(page) && page >= 1 ? page : 1,
     perPage: validPerPage,
     kept: [
@@ -79,6 +91,7 @@ export function parseListOrdersQuery(query: Record<string, unknown>): ListOrders
       ['order-number', orderNumber],
       ['updated-since', updatedSince],
       ['created-since', createdSince],
+      ['after', after],
       ['sort', sortName],
       ['per-page', validPerPage],
     ],
@@ -87,6 +100,9 @@ export function parseListOrdersQuery(query: Record<string, unknown>): ListOrders
       'filter.orderNumber': sentAs('order-number'),
       'filter.updatedSince': sentAs('updated-since'),
       'filter.createdSince': sentAs('created-since'),
+      'filter.updatedAfter': 'after',
+      'filter.updatedAfter.updatedAt': 'after',
+      'filter.updatedAfter.uuid': 'after',
       page: 'page',
       perPage: sentAs('per-page'),
       sort: 'sort',

@@ -124,6 +124,7 @@ export interface OrderFilterInput {
   orderNumber?: string;
   updatedSince?: string;
   createdSince?: string;
+  updatedAfter?: { updatedAt: string; uuid: string };
 }
 
 export type OrderSort = 'CREATED_DESC' | 'UPDATED_ASC';

@@ -3,6 +3,7 @@ import { CHANNEL_SCOPED } from '../../domain/access';
 import type { ResourceRoute, UpstreamCall } from '../resource';
 import { paginate, pageUrls } from '../../domain/pagination';
 import { isUuid } from '../../domain/uuid';
+import { encodeOrderCursor } from '../../domain/order-cursor';
 import { parseListOrdersQuery } from './list-query';
 import {
   toAmendment,
@@ -83,7 +84,11 @@ export const listOrders: ResourceRoute = {
     }
     const listUrl = `${channelUrl}/orders`;
     const { links, meta } = paginate(page, listUrl, pageUrls(listUrl, q.kept));
-    return { status: 200, body: { data: page.items.map(toOrderResource), links, meta } };
+    if (q.sort !== 'UPDATED_ASC') return { status: 200, body: { data: page.items.map(toOrderResource), links, meta } };
+    // In change order: where the next read continues (the request's own cursor past the last change).
+    const last = page.items[page.items.length - 1];
+    const nextCursor = last ? encodeOrderCursor({ updatedAt: last.updatedAt, uuid: last.uuid }) : (q.after ?? null);
+    return { status: 200, body: { data: page.items.map(toOrderResource), links, meta: { ...meta, next_cursor: nextCursor } } };
   },
 };
 
