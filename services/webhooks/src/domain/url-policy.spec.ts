@@ -56,6 +56,7 @@ const TABLE: [string, UrlRefusalCode | 'ok'][] = [
   ['https://bücher.example.com/', 'ok'], // IDN -> xn--bcher-kva.example.com
   ['https://hooks.example.com/{notificationType}', 'ok'],
   ['https://hooks.example.com/in?type={notificationType}', 'ok'],
+  ['https://hooks.example.com/in/a@b?c=d@e', 'ok'], // an @ past the authority is no userinfo
   [long, 'ok'],
   // form
   [`${long}b`, 'too-long'],
@@ -74,6 +75,8 @@ const TABLE: [string, UrlRefusalCode | 'ok'][] = [
   ['https://user@hooks.example.com/', 'userinfo'],
   ['https://user:secret@hooks.example.com/', 'userinfo'],
   ['https://:secret@hooks.example.com/', 'userinfo'],
+  ['https://@hooks.example.com/', 'userinfo'],
+  ['https://:@hooks.example.com/', 'userinfo'],
   ['https://hooks.example.com/#frag', 'fragment'],
   ['https://hooks.example.com/#', 'fragment'],
   ['https://hooks.example.com/#{notificationType}', 'fragment'],

@@ -117,7 +117,10 @@ export function checkUrlForm(raw: string, policy: AddressPolicy = STRICT_POLICY)
     return refuse('not-a-url', 'Must be an absolute https:// URL.');
   }
   if (url.protocol !== 'https:') return refuse('not-https', 'Must be an absolute https:// URL.');
-  if (url.username !== '' || url.password !== '') {
+  // An empty userinfo (`https://@host/`, `https://:@host/`) leaves both empty once parsed, but the
+  // URL as given, and stored, still has one: the raw authority (up to a `/`, `\`, `?` or `#`) decides.
+  const rawAuthority = raw.slice('https://'.length).split(/[/\\?#]/)[0] ?? '';
+  if (url.username !== '' || url.password !== '' || rawAuthority.includes('@')) {
     return refuse('userinfo', 'Must not contain a user name or password.');
   }
   // `https://host/#` has an empty `hash` but still a fragment; the serialisation shows it.
