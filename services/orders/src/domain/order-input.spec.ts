@@ -125,6 +125,10 @@ describe('order input (rule O4)', () => {
 
   it('confirming needs address1, city and country code', () => {
     expect(confirmationAddressViolations(null).map((v) => v.property)).toEqual(['shippingDetails.address1', 'shippingDetails.city', 'shippingDetails.country.code']);
+    const parsed = validateShippingDetails({ address1: '   ', city: '\t', country: { code: 'GB' } });
+    expect(parsed.ok && confirmationAddressViolations(parsed.value).map((v) => v.property)).toEqual(['shippingDetails.address1', 'shippingDetails.city']);
+    const whole = validateShippingDetails({ address1: ' 1 High St ', city: 'Leeds', country: { code: 'GB' } });
+    expect(whole.ok && confirmationAddressViolations(whole.value)).toEqual([]);
   });
 
   it('counts characters as code points, as the contract, the edge and Postgres do', () => {

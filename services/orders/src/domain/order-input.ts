@@ -297,11 +297,11 @@ export function validateOrderInput(input: OrderInput, prefix = ''): Validated<Va
   };
 }
 
-/** What an address needs before the order is confirmed. */
+/** What an address needs before the order is confirmed (only white space is as good as nothing). */
 export function confirmationAddressViolations(details: ShippingDetails | null): Violation[] {
   const missing: Violation[] = [];
-  if (!details?.address1) missing.push({ property: 'shippingDetails.address1', message: 'Required to confirm the order.' });
-  if (!details?.city) missing.push({ property: 'shippingDetails.city', message: 'Required to confirm the order.' });
+  if (!details?.address1?.trim()) missing.push({ property: 'shippingDetails.address1', message: 'Required to confirm the order.' });
+  if (!details?.city?.trim()) missing.push({ property: 'shippingDetails.city', message: 'Required to confirm the order.' });
   if (!details?.country?.code) missing.push({ property: 'shippingDetails.country.code', message: 'Required to confirm the order.' });
   return missing;
 }
