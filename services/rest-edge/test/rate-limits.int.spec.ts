@@ -126,6 +126,16 @@ describe('rate limits (spec section 8)', () => {
       expect((await edge.call('GET', '/v1/channels/acme-shop/', { token: acme.shop!.token, from: proxy })).status).toBe(200);
       await edge.close();
     });
+
+    it('a forwarded value that is no address counts as the proxy, not as a new client each time', async () => {
+      const edge = await sys.startEdge({ RATE_LIMIT_FAILED_AUTH_PER_IP: '2', TRUSTED_PROXIES: '127.0.0.9', ...LONG_WINDOW });
+      await atWindowStart(3600, 10_000);
+      const made = (n: number) => ({ from: '127.0.0.9', headers: { 'x-forwarded-for': `not-an-ip-${n}` } });
+      expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...made(1) })).status).toBe(401);
+      expect((await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...made(2) })).status).toBe(401);
+      expect429(await edge.call('GET', '/v1/channels/acme-shop/', { ...bad, ...made(3) }), 2);
+      await edge.close();
+    });
   });
 
   describe('per token', () => {
