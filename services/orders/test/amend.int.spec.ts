@@ -144,6 +144,18 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
       expect(await read(p.uuid)).toEqual(before);
     });
 
+    it('fulfilment-underway for a queued order whose fulfillableFrom came before its timer ran', async () => {
+      const o = await confirmed();
+      // The countdown's end as the order tells it, passed; the timer (due with the countdown) has not run.
+      await s.pool.query(`UPDATE orders.orders SET fulfillable_from = now() - interval '1 second' WHERE uuid = $1`, [o.uuid]);
+      const before = await read(o.uuid);
+      expect(before.status).toBe('queued');
+      const refusal = refusalOf(await amend(o.uuid, lines([1, 'SKU-A', 1])));
+      expect(refusal.extensions.reason).toBe('fulfilment-underway');
+      expect(refusal.detail).toContain(before.fulfillableFrom);
+      expect(await read(o.uuid)).toEqual(before);
+    });
+
     it('stock-held when the wanted lines cannot be held; the old holds stay', async () => {
       const o = await confirmed();
       const holds = await holdsOf(s, o.uuid);

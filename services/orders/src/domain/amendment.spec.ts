@@ -1,30 +1,41 @@
 import { amendmentRefusal, diffLines, MERCHANT_MESSAGES, refusal } from './amendment';
 
 const at = new Date('2026-11-01T08:00:00.000Z');
+/** Before the order's fulfillableFrom: the countdown is still running. */
+const counting = { fulfillableFrom: new Date('2026-11-01T08:15:00.000Z'), now: new Date('2026-11-01T08:14:59.999Z') };
 
 describe('rule O5: amendment acceptance', () => {
   it('accepts draft, queued and scheduled orders whose fulfilments are all drafts', () => {
-    expect(amendmentRefusal({ status: 'draft', confirmedAt: null, fulfilmentStatuses: [] })).toBeNull();
-    expect(amendmentRefusal({ status: 'queued', confirmedAt: at, fulfilmentStatuses: ['draft', 'draft'] })).toBeNull();
-    expect(amendmentRefusal({ status: 'scheduled', confirmedAt: at, fulfilmentStatuses: ['draft'] })).toBeNull();
+    expect(amendmentRefusal({ status: 'draft', confirmedAt: null, fulfilmentStatuses: [] }, counting)).toBeNull();
+    expect(amendmentRefusal({ status: 'queued', confirmedAt: at, fulfilmentStatuses: ['draft', 'draft'] }, counting)).toBeNull();
+    expect(amendmentRefusal({ status: 'scheduled', confirmedAt: at, fulfilmentStatuses: ['draft'] }, counting)).toBeNull();
   });
 
   it('fulfilment-underway once a fulfilment reached a supplier', () => {
-    expect(amendmentRefusal({ status: 'queued', confirmedAt: at, fulfilmentStatuses: ['draft', 'processing'] })?.reason).toBe('fulfilment-underway');
-    expect(amendmentRefusal({ status: 'processing', confirmedAt: at, fulfilmentStatuses: ['processing'] })?.reason).toBe('fulfilment-underway');
-    expect(amendmentRefusal({ status: 'complete', confirmedAt: at, fulfilmentStatuses: ['dispatched'] })?.reason).toBe('fulfilment-underway');
+    expect(amendmentRefusal({ status: 'queued', confirmedAt: at, fulfilmentStatuses: ['draft', 'processing'] }, counting)?.reason).toBe('fulfilment-underway');
+    expect(amendmentRefusal({ status: 'processing', confirmedAt: at, fulfilmentStatuses: ['processing'] }, counting)?.reason).toBe('fulfilment-underway');
+    expect(amendmentRefusal({ status: 'complete', confirmedAt: at, fulfilmentStatuses: ['dispatched'] }, counting)?.reason).toBe('fulfilment-underway');
+  });
+
+  it('fulfilment-underway for a queued or scheduled order once its fulfillableFrom came (the timer sending it may not have run yet); a draft has no such time', () => {
+    const due = { fulfillableFrom: counting.fulfillableFrom, now: counting.fulfillableFrom };
+    for (const status of ['queued', 'scheduled'] as const) {
+      const r = amendmentRefusal({ status, confirmedAt: at, fulfilmentStatuses: ['draft'] }, due);
+      expect(r).toEqual({ reason: 'fulfilment-underway', merchantMessage: MERCHANT_MESSAGES['fulfilment-underway'], detail: expect.stringContaining('2026-11-01T08:15:00.000Z') });
+    }
+    expect(amendmentRefusal({ status: 'draft', confirmedAt: null, fulfilmentStatuses: [] }, { ...due, now: new Date('2027-01-01T00:00:00Z') })).toBeNull();
   });
 
   it('order-not-amendable for other states where nothing was sent', () => {
     for (const status of ['cancelled', 'holding', 'error', 'invalid'] as const) {
-      const r = amendmentRefusal({ status, confirmedAt: null, fulfilmentStatuses: [] });
+      const r = amendmentRefusal({ status, confirmedAt: null, fulfilmentStatuses: [] }, counting);
       expect(r?.reason).toBe('order-not-amendable');
       expect(r?.merchantMessage).toBe(MERCHANT_MESSAGES['order-not-amendable']);
     }
   });
 
   it('order-not-amendable for a cancelled order, whose cancelled fulfilments reached no supplier (was fulfilment-underway)', () => {
-    expect(amendmentRefusal({ status: 'cancelled', confirmedAt: at, fulfilmentStatuses: ['cancelled', 'cancelled'] })).toEqual({
+    expect(amendmentRefusal({ status: 'cancelled', confirmedAt: at, fulfilmentStatuses: ['cancelled', 'cancelled'] }, counting)).toEqual({
       reason: 'order-not-amendable',
       merchantMessage: MERCHANT_MESSAGES['order-not-amendable'],
       detail: 'The order is cancelled.',

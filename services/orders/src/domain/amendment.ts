@@ -4,7 +4,8 @@ import { isFinished, somethingSent, type OrderState } from './order-state-machin
 /**
  * Stable reason codes of an `amendment-refused` problem (rule O5). Only `being-rebuilt` and
  * `unexpected-error` are worth retrying.
- * - `fulfilment-underway`: a fulfilment already reached a supplier (the order is processing or beyond);
+ * - `fulfilment-underway`: a fulfilment already reached a supplier (the order is processing or beyond),
+ *   or is being sent now (a queued or scheduled order past its `fulfillableFrom`);
  * - `stock-held`: the wanted lines cannot be held: the stock they need is held for other orders
  *   (the order keeps its lines and holds; `shortSkus` lists what is missing);
  * - `being-rebuilt`: another change of the order (an amendment, a confirmation) is rebuilding it
@@ -39,9 +40,11 @@ export function refusal(reason: AmendmentRefusalReason, detail: string): Amendme
 
 /**
  * Rule O5 acceptance on the order's state: accepted (null) only while the order is draft, queued
- * or scheduled and every fulfilment is still a draft.
+ * or scheduled and every fulfilment is still a draft, and, queued or scheduled, before its
+ * `fulfillableFrom` (section 2: it "tells how long the order can still be amended"; the timer that
+ * sends the order may run a moment later).
  */
-export function amendmentRefusal(order: OrderState): AmendmentRefusal | null {
+export function amendmentRefusal(order: OrderState, timing: { fulfillableFrom: Date; now: Date }): AmendmentRefusal | null {
   // A cancellation cancels the open fulfilments too: they reached no supplier for it.
   if (order.status === 'cancelled') return refusal('order-not-amendable', 'The order is cancelled.');
   if (somethingSent(order) || ['processing', 'back-order'].includes(order.status)) {
@@ -52,6 +55,9 @@ export function amendmentRefusal(order: OrderState): AmendmentRefusal | null {
       'order-not-amendable',
       isFinished(order.status) ? `The order is finished (status ${order.status}).` : `An order in status ${order.status} cannot be amended.`,
     );
+  }
+  if (order.status !== 'draft' && timing.now.getTime() >= timing.fulfillableFrom.getTime()) {
+    return refusal('fulfilment-underway', `The order's time to be sent to its supplier came at ${timing.fulfillableFrom.toISOString()}.`);
   }
   return null;
 }

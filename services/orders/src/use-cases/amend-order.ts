@@ -66,7 +66,7 @@ export async function amendOrderLines(
       }
       if (order === null || !isVisible(scope, order)) throw orderNotFound();
       await requireActiveTeam(tx, order.teamCode, identity);
-      const refused = amendmentRefusal(stateOf(order));
+      const refused = amendmentRefusal(stateOf(order), { fulfillableFrom: order.fulfillableFrom, now: ctx.now });
       if (refused) throw amendmentRefused(refused);
 
       const products = await liveProductsBySku(tx, order.teamCode, lines.value.map((l) => l.sku));
