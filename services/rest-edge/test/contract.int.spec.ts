@@ -172,6 +172,14 @@ describe('the OpenAPI contract', () => {
       }
     });
 
+    it('a bare JSON value as the body is a 422 saying so, not that it is not JSON', async () => {
+      for (const rawBody of ['null', '12', '"x"']) {
+        const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody });
+        expect(res.status).toBe(422);
+        expect(res.body.violations).toEqual([{ property: 'body', message: 'The request body must be a JSON object, not a bare value.' }]);
+      }
+    });
+
     it('an unauthenticated request with a bad body is 401, not 422', async () => {
       const res = await edge.call('POST', `${base}/test-connection`, { rawBody: '{"echo": ', contentType: 'application/json' });
       sys.contract.check('POST', '/test-connection', res);

@@ -10,6 +10,13 @@ describe('bodyRefusal', () => {
     expect(bodyRefusal(error({ status: 400, code: 'Z_DATA_ERROR' }))).toBe('The request body does not decode as its Content-Encoding says.');
   });
 
+  it('a bare JSON value, which strict parsing refuses like broken JSON, is told apart', () => {
+    for (const body of ['null', '12', '"x"', ' true ']) {
+      expect(bodyRefusal(error({ status: 400, type: 'entity.parse.failed', body }))).toBe('The request body must be a JSON object, not a bare value.');
+    }
+    expect(bodyRefusal(error({ status: 400, type: 'entity.parse.failed', body: '{"a":' }))).toBe('The request body is not valid JSON.');
+  });
+
   it('leaves everything else alone: other errors, a verify step, statuses that are not 4xx', () => {
     expect(bodyRefusal(new Error('boom'))).toBeUndefined();
     expect(bodyRefusal(error({ status: 403, type: 'entity.verify.failed' }))).toBeUndefined();

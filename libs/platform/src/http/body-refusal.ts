@@ -22,5 +22,17 @@ export function bodyRefusal(err: unknown): string | undefined {
   const { status, type, code } = err as { status?: unknown; type?: unknown; code?: unknown };
   if (typeof status !== 'number' || status < 400 || status >= 500) return undefined;
   if (status === 400 && typeof code === 'string' && DECOMPRESSION_ERROR.test(code)) return 'The request body does not decode as its Content-Encoding says.';
+  // Strict parsing refuses a bare value (`null`, `12`, `"x"`) with the same error as broken JSON.
+  if (type === 'entity.parse.failed' && isJson((err as { body?: unknown }).body)) return 'The request body must be a JSON object, not a bare value.';
   return typeof type === 'string' ? REFUSALS[type] : undefined;
+}
+
+function isJson(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
