@@ -84,11 +84,12 @@ export const listOrders: ResourceRoute = {
     }
     const listUrl = `${channelUrl}/orders`;
     const { links, meta } = paginate(page, listUrl, pageUrls(listUrl, q.kept));
-    if (q.sort !== 'UPDATED_ASC') return { status: 200, body: { data: page.items.map(toOrderResource), links, meta } };
+    const body = { data: page.items.map(toOrderResource), links, meta };
+    if (q.sort !== 'UPDATED_ASC') return { status: 200, body };
     // In change order: where the next read continues (the request's own cursor past the last change).
     const last = page.items[page.items.length - 1];
     const nextCursor = last ? encodeOrderCursor({ updatedAt: last.updatedAt, uuid: last.uuid }) : (q.after ?? null);
-    return { status: 200, body: { data: page.items.map(toOrderResource), links, meta: { ...meta, next_cursor: nextCursor } } };
+    return { status: 200, body: { ...body, meta: { ...meta, next_cursor: nextCursor } } };
   },
 };
 
