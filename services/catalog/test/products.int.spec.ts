@@ -385,6 +385,29 @@ describe('catalog products over HTTP', () => {
       expect(await props({ page: 0, perPage: 0 })).toEqual(['page', 'perPage']);
     });
 
+    it('a page is one snapshot: while products change, every product on it meets the filter and the count agrees with it', async () => {
+      const snap = 'pagesnap';
+      const mine: Record<string, any>[] = [];
+      for (let i = 0; i < 12; i++) mine.push(await createProduct(h, snap, { sku: `S-${i}`, name: `Snap ${i}`, activeState: 'active' }));
+      let toggling = true;
+      const toggler = (async () => {
+        for (let round = 0; toggling; round++) {
+          const activeState = round % 2 === 0 ? 'inactive' : 'active';
+          await Promise.all(mine.map((p) => h.ok(backOffice(snap), UPDATE_PRODUCT, { uuid: p.uuid, input: { activeState } })));
+        }
+      })();
+      try {
+        for (let i = 0; i < 80; i++) {
+          const { productPage } = await h.ok(channel(snap), PRODUCT_PAGE, { activeState: 'active', perPage: 100 });
+          expect(productPage.items.filter((p: any) => p.activeState !== 'active')).toEqual([]);
+          expect(productPage.total).toBe(productPage.items.length);
+        }
+      } finally {
+        toggling = false;
+        await toggler;
+      }
+    }, 120_000);
+
     it('an empty team has one empty page', async () => {
       const { productPage } = await h.ok(channel('emptyteam'), PRODUCT_PAGE, {});
       expect(productPage).toEqual({ page: 1, perPage: 15, total: 0, lastPage: 1, from: null, to: null, items: [] });

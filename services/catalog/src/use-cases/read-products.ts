@@ -137,8 +137,14 @@ export async function productPage(
   if (teamCode === null) return { items: [], ...pageFacts(page, perPage, 0, 0) };
   const where: ProductFilter = { teamCode, activeState: (args.activeState ?? undefined) as ActiveState | undefined, includeDeleted: false };
   const offset = pageOffset(page, perPage);
-  const total = await countProducts(deps.prisma, where);
-  const items = offset < total ? await listProductsOldestFirst(deps.prisma, where, offset, perPage) : [];
+  // The count and the page in one snapshot, so that they agree while products change.
+  const { total, items } = await deps.prisma.$transaction(
+    async (tx) => {
+      const counted = await countProducts(tx, where);
+      return { total: counted, items: offset < counted ? await listProductsOldestFirst(tx, where, offset, perPage) : [] };
+    },
+    { isolationLevel: 'RepeatableRead' },
+  );
   return { items, ...pageFacts(page, perPage, total, items.length) };
 }
 
