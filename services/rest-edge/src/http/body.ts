@@ -39,7 +39,9 @@ export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
  */
 export function refuseUntypedBodies(takesBody: (method: string, path: string) => boolean): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
-    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    // Only a length says a body is there before it is read: a chunked one may well be empty (some
+    // clients send an empty body so), and is left as before, unread.
+    const hasBody = Number(req.headers['content-length'] ?? 0) > 0;
     if (hasBody && req.headers['content-type'] === undefined && takesBody(req.method, req.path)) {
       next(Problem.validation([{ property: 'body', message: NOT_JSON }]));
     } else next();
