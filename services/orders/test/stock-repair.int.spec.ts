@@ -2,8 +2,12 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Identity } from '@pf/platform/identity';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import { createLogger } from '@pf/platform/logging';
+import { Problem } from '@pf/platform/problems';
+import { StockUnavailableError, type StockApi } from '../src/adapters/stock-client';
 import { recordStockStep } from '../src/repositories/stock-step-repository';
-import { CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, HISTORY, holdsOf, ORDER, orderInput, PROCESS_NOW, QUEUE_ORDER, startSystem, type OrdersSystem, type TeamFixture } from './harness';
+import { inTransaction } from '../src/use-cases/deps';
+import { AMEND_ORDER, CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, HISTORY, holdsOf, ORDER, orderInput, PROCESS_NOW, QUEUE_ORDER, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
 /**
  * A change that called the stock service and whose process ended before it committed or undid the
@@ -47,6 +51,30 @@ describe('stock repair of order changes that did not finish', () => {
     const short = await s.gql<any>(s.urls.orders, t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-D', 6]], { reserve: true }) });
     expect(short.errors?.[0]?.extensions?.problem?.problemType).toBe('stock-unavailable');
     expect((await s.pool.query('SELECT count(*)::int AS n FROM orders.stock_step')).rows[0].n).toBe(0);
+  });
+
+  it('a stock step that ends without a definite answer (a time-out) keeps its journal row for the repair; stock\'s refusal does not', async () => {
+    const refusing = (failure: Error): StockApi => {
+      const fail = async (): Promise<never> => {
+        throw failure;
+      };
+      return { holdStock: fail, releaseHolds: fail, consumeHolds: fail, returnHolds: fail, reinstateHolds: fail, reconsumeHolds: fail, orderHolds: fail };
+    };
+    const logger = createLogger('stock-step-test', 'silent');
+    for (const [failure, rowsLeft] of [
+      // stock may have released the holds after the client gave up: nobody knows, the repair finds out
+      [new StockUnavailableError('The stock service did not answer: timed out'), 1],
+      // stock said no: nothing was done, nothing to repair
+      [new Problem('stock-unavailable', { detail: 'short' }), 0],
+    ] as const) {
+      const uuid = randomUUID();
+      try {
+        await expect(inTransaction({ pool: s.pool, journalPool: s.pool, logger, stock: refusing(failure) }, (_tx, unit) => unit.stock.releaseHolds(uuid))).rejects.toBe(failure);
+        expect({ failure: failure.name, rows: await journalRows(uuid) }).toEqual({ failure: failure.name, rows: rowsLeft });
+      } finally {
+        await s.pool.query('DELETE FROM orders.stock_step WHERE order_uuid = $1', [uuid]);
+      }
+    }
   });
 
   it('a journal write that fails leaves its connection fit for the next change', async () => {
@@ -129,6 +157,19 @@ describe('stock repair of order changes that did not finish', () => {
     await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: rival.uuid });
     expect((await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: o.uuid })).queueOrder).toMatchObject({ status: 'queued', stockHeld: true });
     await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: o.uuid });
+  });
+
+  it('an amendment that meets the row of a lost change whose stock is gone is refused as unexpected-error (worth retrying), not unavailable', async () => {
+    const u = await createTeam(s, `u${uniqueSuffix()}`, { stock: { 'SKU-D': { leeds: 5 } } });
+    const create = async (lines: [string, number][]) => (await s.ok<any>(u.shop, CREATE_ORDER, { input: orderInput(number(), lines) })).createOrder;
+    const o = (await s.ok<any>(u.shop, CONFIRM_ORDER, { uuid: (await create([['SKU-D', 3]])).uuid })).confirmOrder;
+    await s.call('stock', ordersService, `mutation ($uuid: ID!) { releaseHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
+    await leftBehind(o.uuid);
+    await s.ok<any>(u.shop, CONFIRM_ORDER, { uuid: (await create([['SKU-D', 4]])).uuid });
+    const res = await s.gql<any>(s.urls.orders, u.shop, AMEND_ORDER, { uuid: o.uuid, input: { orderLines: [{ lineNumber: 1, product: { sku: 'SKU-D' }, quantity: 2 }] } });
+    const problem = res.errors?.[0]?.extensions?.problem;
+    expect(problem).toMatchObject({ problemType: 'amendment-refused', extensions: { reason: 'unexpected-error' } });
+    expect(problem.detail).toMatch(/being put right/);
   });
 
   it('a change that meets the row of a lost one puts the stock right first: an order sent after its cancellation was lost consumes its holds', async () => {

@@ -122,6 +122,9 @@ export async function amendOrderLines(
       };
     });
   } catch (err) {
+    // `unavailable` (the order's stock is being put right after an interrupted change) is a
+    // temporary failure on our side: rule O5's unexpected-error, with its own detail.
+    if (err instanceof Problem && err.problemType === 'unavailable') throw amendmentRefused(refusal('unexpected-error', err.message));
     if (err instanceof Problem) throw err;
     const reference = newUuidOf(deps);
     deps.logger.error({ err, reference, orderUuid: uuid }, 'amendment failed unexpectedly');

@@ -71,9 +71,10 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
     const journaled: string[] = [];
+    const outcome = { uncertain: false };
     try {
       return await inPgTransaction(deps.pool, async (tx) => {
-        const stock = journaledStock(deps, tx, journaled);
+        const stock = journaledStock(deps, tx, journaled, outcome);
         const unit: Unit = { events: [], stock, onRollback: (c) => compensations.push(c) };
         const result = await work(tx, unit);
         // Sent with COMMIT, like the change's other last writes.
@@ -91,9 +92,12 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
           deps.logger.error({ err: cerr, cause: err }, 'compensation of a failed order change failed; the stock repair will put it right');
         }
       }
-      // Every step undone: nothing for the repair to do. Otherwise the rows stay for it.
+      // Every step undone, and every step's outcome known: nothing for the repair to do. Otherwise
+      // the rows stay for it: a step that timed out may have been done all the same (stock commits
+      // what it was asked after the client gave up), and no compensation was registered for it.
       // (Only a change that had the journal's pool journaled anything.)
-      if (undone && deps.journalPool) await clearStockSteps(deps.journalPool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
+      if (outcome.uncertain && journaled.length > 0) deps.logger.warn({ orders: journaled, err }, 'a stock step ended without a definite answer; the stock repair will reconcile the order');
+      if (undone && !outcome.uncertain && deps.journalPool) await clearStockSteps(deps.journalPool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
       if (attempt < ATTEMPTS && isRetryableConflict(err)) {
         await new Promise((r) => setTimeout(r, 5 * attempt + Math.floor(Math.random() * 10)));
         continue;
@@ -118,9 +122,16 @@ export function stockUnavailable(detail = 'Stock could not be checked right now;
  * `deps.stock` with each order journaled (stock_step, committed) before its first step in this
  * change (hold, release, consume, return), and the row deleted by the change's COMMIT. The
  * compensations (reinstate, reconsume) and reads pass straight through. `journaled` collects the
- * orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone).
+ * orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone);
+ * `outcome.uncertain` is set when a step failed other than by stock's own refusal (a time-out, a
+ * lost connection): whether it was done is unknown, so its row must stay for the repair.
  */
-function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi }, tx: Tx, journaled: string[]): StockApi {
+function journaledStock(
+  deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi },
+  tx: Tx,
+  journaled: string[],
+  outcome: { uncertain: boolean },
+): StockApi {
   const stock = deps.stock;
   const seen = new Set<string>();
   const journal = async (orderUuid: string): Promise<StockApi> => {
@@ -153,11 +164,21 @@ function journaledStock(deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'
     if (!stock) throw new Error('this change has no stock service');
     return stock;
   };
+  /** A journaled step; one that fails other than by stock's refusal (a 4xx problem) has an unknown outcome. */
+  const step = async <T>(orderUuid: string, call: (api: StockApi) => Promise<T>): Promise<T> => {
+    const api = await journal(orderUuid);
+    try {
+      return await call(api);
+    } catch (err) {
+      if (!(err instanceof Problem && err.status < 500)) outcome.uncertain = true;
+      throw err;
+    }
+  };
   return {
-    holdStock: async (input) => (await journal(input.orderUuid)).holdStock(input),
-    releaseHolds: async (orderUuid, locationCodes) => (await journal(orderUuid)).releaseHolds(orderUuid, locationCodes),
-    consumeHolds: async (orderUuid, locationCodes) => (await journal(orderUuid)).consumeHolds(orderUuid, locationCodes),
-    returnHolds: async (orderUuid, locationCodes) => (await journal(orderUuid)).returnHolds(orderUuid, locationCodes),
+    holdStock: (input) => step(input.orderUuid, (api) => api.holdStock(input)),
+    releaseHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.releaseHolds(orderUuid, locationCodes)),
+    consumeHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.consumeHolds(orderUuid, locationCodes)),
+    returnHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.returnHolds(orderUuid, locationCodes)),
     reinstateHolds: (orderUuid, holdIds) => direct().reinstateHolds(orderUuid, holdIds),
     reconsumeHolds: (orderUuid, holdIds) => direct().reconsumeHolds(orderUuid, holdIds),
     orderHolds: (orderUuid) => direct().orderHolds(orderUuid),
