@@ -1,4 +1,4 @@
-import { uniqueSuffix } from '@pf/platform/testing/infra';
+import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
 import {
   ADDRESS,
   backOffice,
@@ -137,6 +137,33 @@ describe('createOrder (POST /orders): rule O2, O3, O4, reserve, printTrailOrderN
       expect(problem.extensions).toEqual({});
       // Replaying the order that owns it is fine.
       expect((await create(orderInput(first.orderNumber, [['SKU-A', 2]], { printTrailOrderNumber: ptn }))).errors).toBeUndefined();
+    });
+
+    it('taken by another order while a replay that asks for it is under way: the same plain 409, never a 500', async () => {
+      const [a, b] = [
+        (await create(orderInput(number(), [['SKU-A', 1]]))).data.createOrder,
+        (await create(orderInput(number(), [['SKU-A', 1]]))).data.createOrder,
+      ];
+      const ptn = `PTN-${uniqueSuffix()}`;
+      // Another change gives b the number and has not committed yet: a's replay does not see it taken.
+      const other = await s.pool.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('UPDATE orders.orders SET print_trail_order_number = $1 WHERE uuid = $2', [ptn, b.uuid]);
+        const replay = create(orderInput(a.orderNumber, [['SKU-A', 2]], { printTrailOrderNumber: ptn }));
+        // a's replay waits at its COMMIT on the uncommitted number; then the other change commits.
+        await eventually(async () => {
+          const { rows } = await s.pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`);
+          return rows[0].n > 0 || undefined;
+        });
+        await other.query('COMMIT');
+        const problem = (await replay).errors![0]!.extensions!.problem;
+        expect(problem.problemType).toBe('conflict');
+        expect(problem.extensions).toEqual({});
+      } finally {
+        other.release();
+      }
+      expect((await s.ok<any>(t.backOffice, ORDER, { uuid: a.uuid })).order.orderLines.map((l: any) => l.quantity)).toEqual([1]);
     });
   });
 

@@ -34,6 +34,9 @@ export async function requireActiveTeam(db: Sql, teamCode: string, identity?: Id
   if (active === false) throw teamInactive(teamCode);
 }
 
+/** The unique constraint of a team's printTrailOrderNumbers. */
+const PRINT_TRAIL_KEY = 'orders_team_code_print_trail_order_number_key';
+
 function printTrailConflict(value: string, where = 'printTrailOrderNumber'): Problem {
   return new Problem('conflict', { detail: `The ${where} "${value}" is already used by another order of the team.` });
 }
@@ -98,6 +101,11 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
     const lines = linesOf(products.uuidBySku, wanted, wanted.strictSkus);
     if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines, figures: products.figureByProduct });
     return replaceOrder({ ...ctx, cause: { ...ctx.cause, trigger: 'replace' } }, existing, wanted, lines);
+  }).catch((err: unknown) => {
+    // A replace's printTrailOrderNumber that another order's change took after replaceOrder checked
+    // it (while this one waited on stock) fails at COMMIT: the same conflict as the check's.
+    if (uniqueViolation(err) === PRINT_TRAIL_KEY && wanted.printTrailOrderNumber) throw printTrailConflict(wanted.printTrailOrderNumber);
+    throw err;
   });
 }
 
@@ -215,7 +223,7 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
   // Sent with COMMIT. A taken printTrailOrderNumber fails the transaction there; the conflict is
   // the answer (compensations give holds back).
   insertOrder(tx, order, { from: null, to: 'draft', at: now, actor: ctx.cause.actor, trigger: ctx.cause.trigger, reason: null }, (err) =>
-    uniqueViolation(err) === 'orders_team_code_print_trail_order_number_key' ? printTrailConflict(printTrail, spec.where) : undefined,
+    uniqueViolation(err) === PRINT_TRAIL_KEY ? printTrailConflict(printTrail, spec.where) : undefined,
   );
   ctx.unit.events.push(orderEvents.created(order));
   return order;
