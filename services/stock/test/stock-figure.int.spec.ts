@@ -66,6 +66,10 @@ describe('rule S1 in the database', () => {
     }
     // The count in main drops below what is held there.
     await setStock(h, team, clamped.productUuid, main, 1);
+    // Counts no API call makes (each is at most a million), summing past a 32-bit integer: the page
+    // must not fail on the cast.
+    const huge = await product('beyond a 32-bit integer: told as the largest one', { podApproved: true, podEnabled: true }, [[main, 1], [second, 1]], 2_147_483_647);
+    await h.pool.query('UPDATE stock.stock_level SET on_hand = 2000000000 WHERE product_uuid = $1', [huge.productUuid]);
   }, 60_000);
   afterAll(async () => {
     await h?.close();

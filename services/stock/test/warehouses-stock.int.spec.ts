@@ -53,7 +53,7 @@ describe('warehouses and stock (back-office)', () => {
     });
   });
 
-  it('sets and adjusts stock with a mandatory reason, logging who, how much and why; never below 0', async () => {
+  it('sets and adjusts stock with a mandatory reason, logging who, how much and why; never below 0 nor above a count\'s bound', async () => {
     const w = await warehouse(h, team, 'york');
     const p = await h.product(team);
     const { setStock: set } = await h.ok(backOffice(team), SET_STOCK, { input: { productUuid: p.productUuid, warehouseId: w, quantity: 12, reason: 'Stocktake' } });
@@ -63,6 +63,11 @@ describe('warehouses and stock (back-office)', () => {
     expect(await h.problem(backOffice(team), ADJUST_STOCK, { input: { productUuid: p.productUuid, warehouseId: w, delta: -8, reason: 'x' } })).toMatchObject({
       problemType: 'validation-failed',
       violations: [{ property: 'input.delta', message: expect.stringMatching(/below 0 \(on hand: 7\)/) }],
+    });
+    // nor above a count's bound: additions that reached the column's range answered 500
+    expect(await h.problem(backOffice(team), ADJUST_STOCK, { input: { productUuid: p.productUuid, warehouseId: w, delta: 999_994, reason: 'x' } })).toMatchObject({
+      problemType: 'validation-failed',
+      violations: [{ property: 'input.delta', message: expect.stringMatching(/above 1000000 \(on hand: 7\)/) }],
     });
     expect(await h.problem(backOffice(team), SET_STOCK, { input: { productUuid: p.productUuid, warehouseId: w, quantity: -1, reason: ' ' } })).toMatchObject({
       violations: [{ property: 'input.quantity' }, { property: 'input.reason' }],

@@ -1,4 +1,4 @@
-import { catalogFigureEvent, figureChanges, POD_SENTINEL, printsOnDemand, revisedFigure, sellableIn, stockFigure, type FigureProduct, type WarehouseLevel } from './stock-figure';
+import { catalogFigureEvent, FIGURE_MAX, figureChanges, POD_SENTINEL, printsOnDemand, revisedFigure, sellableIn, stockFigure, type FigureProduct, type WarehouseLevel } from './stock-figure';
 
 const product = (over: Partial<FigureProduct> = {}): FigureProduct => ({ deleted: false, podEnabled: false, podApproved: false, ...over });
 const enabled = (onHand: number, held = 0): WarehouseLevel => ({ warehouseEnabled: true, onHand, held });
@@ -7,6 +7,10 @@ const disabled = (onHand: number, held = 0): WarehouseLevel => ({ warehouseEnabl
 describe('rule S1: the stock figure', () => {
   it('is the sum over the enabled warehouses', () => {
     expect(stockFigure(product(), [enabled(3), enabled(4)])).toBe(7);
+  });
+
+  it('is told at most as a 32-bit integer (GraphQL Int), however many warehouses', () => {
+    expect(stockFigure(product({ podEnabled: true, podApproved: true }), Array.from({ length: 2148 }, () => enabled(1_000_000)))).toBe(FIGURE_MAX);
   });
 
   it('leaves disabled warehouses out', () => {

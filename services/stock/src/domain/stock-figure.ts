@@ -44,11 +44,17 @@ export function sellableIn(level: WarehouseLevel): number {
   return level.warehouseEnabled ? Math.max(level.onHand - level.held, 0) : 0;
 }
 
+/**
+ * The largest figure told: GraphQL's Int (and the feed's SQL) is 32-bit. Each warehouse holds at
+ * most a million of a product, so only a team with thousands of warehouses would reach it.
+ */
+export const FIGURE_MAX = 2_147_483_647;
+
 /** The S1 figure, or null for a deleted product (absent from the feed). */
 export function stockFigure(product: FigureProduct, levels: readonly WarehouseLevel[]): number | null {
   if (product.deleted) return null;
   const inWarehouses = levels.reduce((sum, level) => sum + sellableIn(level), 0);
-  return inWarehouses + (printsOnDemand(product) ? POD_SENTINEL : 0);
+  return Math.min(inWarehouses + (printsOnDemand(product) ? POD_SENTINEL : 0), FIGURE_MAX);
 }
 
 /** A product's figure before and after a change, with what the event needs. */

@@ -1,5 +1,5 @@
 import type { StockAdjustment, StockLevelRow, Warehouse, WarehouseStock } from '../domain/model';
-import { POD_SENTINEL } from '../domain/stock-figure';
+import { FIGURE_MAX, POD_SENTINEL } from '../domain/stock-figure';
 import { noRead, read, type Read } from '@pf/platform/db/transaction';
 import { changed, readRows, rowsOf, type Db, type Sql } from './db';
 
@@ -128,14 +128,14 @@ export function holdDeltaValues(deltas: readonly { productUuid: string; warehous
 /**
  * Rule S1 in SQL for one product row `p` (see domain/stock-figure.ts, which the tests hold it to):
  * what its enabled warehouses can still sell, each never below 0, plus the print-on-demand
- * sentinel. `e.ids` holds the team's enabled warehouse ids, so the sum is one index-only range
+ * sentinel, at most FIGURE_MAX (summed as bigint, so a page never fails on the cast). `e.ids` holds the team's enabled warehouse ids, so the sum is one index-only range
  * scan of stock_level_figure (product_uuid) INCLUDE (warehouse_id, on_hand, held) per product,
  * without a join.
  */
-export const STOCK_FIGURE_SQL = `(COALESCE((SELECT sum(GREATEST(s.on_hand - s.held, 0))
+export const STOCK_FIGURE_SQL = `LEAST(COALESCE((SELECT sum(GREATEST(s.on_hand - s.held, 0))
                      FROM stock.stock_level s
                     WHERE s.product_uuid = p.uuid AND s.warehouse_id = ANY(e.ids)), 0)
-          + CASE WHEN p.pod_enabled AND p.pod_approved THEN ${POD_SENTINEL} ELSE 0 END)::int`;
+          + CASE WHEN p.pod_enabled AND p.pod_approved THEN ${POD_SENTINEL} ELSE 0 END, ${FIGURE_MAX})::int`;
 
 /**
  * One page of the stock-levels feed: the team's listed (non-deleted) products in uuid order after

@@ -4,7 +4,7 @@ import { authoriseChange, authoriseWarehouseStockRead, maySeeTeam, teamForFigure
 import { feedPage } from '../domain/feed';
 import type { ProductFacts, StockAdjustment, StockLevelRow, WarehouseStock } from '../domain/model';
 import { stockFigure } from '../domain/stock-figure';
-import { deltaViolations, isUuid, quantityViolations, reasonViolations, uuidViolations } from '../domain/validation';
+import { deltaViolations, isUuid, MAX_QUANTITY, quantityViolations, reasonViolations, uuidViolations } from '../domain/validation';
 import { findProducts, lockProducts } from '../repositories/product-repository';
 import { feedPage as readFeedPage, feedRowsOf, findLevel, insertAdjustment, levelsOf, listAdjustments, saveOnHand } from '../repositories/stock-repository';
 import { findWarehouse } from '../repositories/warehouse-repository';
@@ -58,6 +58,10 @@ export function adjustStock(deps: StockDeps, identity: Identity, input: AdjustSt
     const result = onHand + input.delta;
     if (result < 0) {
       throw Problem.validation([{ property: 'input.delta', message: `Would take the stock below 0 (on hand: ${onHand}).` }]);
+    }
+    // The bound a count has (setStock): repeated additions reached the column's range and failed as a 500.
+    if (result > MAX_QUANTITY) {
+      throw Problem.validation([{ property: 'input.delta', message: `Would take the stock above ${MAX_QUANTITY} (on hand: ${onHand}).` }]);
     }
     return result;
   });
