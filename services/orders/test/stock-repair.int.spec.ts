@@ -77,6 +77,37 @@ describe('stock repair of order changes that did not finish', () => {
     }
   });
 
+  it('a failed change is undone while it still holds the order: a change waiting for the order starts after the compensations', async () => {
+    const o = await draft();
+    const seen: string[] = [];
+    const unused = async (): Promise<never> => {
+      throw new Error('not called here');
+    };
+    const stock: StockApi = { holdStock: unused, releaseHolds: async () => [], consumeHolds: unused, returnHolds: unused, reinstateHolds: unused, reconsumeHolds: unused, orderHolds: unused };
+    const logger = createLogger('stock-step-test', 'silent');
+    const lock = (tx: { query: (text: string, values: unknown[]) => Promise<unknown> }) => tx.query('SELECT 1 FROM orders.orders WHERE uuid = $1 FOR UPDATE', [o.uuid]);
+    let locked!: () => void;
+    const firstHasLock = new Promise<void>((resolve) => (locked = resolve));
+    const failing = inTransaction({ pool: s.pool, journalPool: s.pool, logger, stock }, async (tx, unit) => {
+      await lock(tx);
+      await unit.stock.releaseHolds(o.uuid);
+      unit.onRollback(async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        seen.push('first undone');
+      });
+      locked();
+      throw new Error('the first change fails');
+    });
+    await firstHasLock;
+    const waiting = inTransaction({ pool: s.pool, journalPool: s.pool, logger, stock }, async (tx) => {
+      await lock(tx);
+      seen.push(`second has the order (journal rows: ${await journalRows(o.uuid)})`);
+    });
+    await expect(failing).rejects.toThrow('the first change fails');
+    await waiting;
+    expect(seen).toEqual(['first undone', 'second has the order (journal rows: 0)']);
+  });
+
   it('a journal write that fails leaves its connection fit for the next change', async () => {
     // One connection, so the next write gets the very connection the failed one used.
     const one = new pg.Pool({ connectionString: s.pool.options.connectionString, max: 1, options: '-c lock_timeout=200' });

@@ -72,32 +72,46 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
     const compensations: (() => Promise<void>)[] = [];
     const journaled: string[] = [];
     const outcome = { uncertain: false };
-    try {
-      return await inPgTransaction(deps.pool, async (tx) => {
-        const stock = journaledStock(deps, tx, journaled, outcome);
-        const unit: Unit = { events: [], stock, onRollback: (c) => compensations.push(c) };
-        const result = await work(tx, unit);
-        // Sent with COMMIT, like the change's other last writes.
-        deferToOutbox(tx, ORDERS_SCHEMA, unit.events);
-        return result;
-      });
-    } catch (err) {
-      // Rolled back: the steps taken in other services are undone too.
+    let undoneAlready = false;
+    const undo = async (cause: unknown): Promise<void> => {
+      undoneAlready = true;
       let undone = true;
       for (const compensate of compensations.reverse()) {
         try {
           await compensate();
         } catch (cerr) {
           undone = false;
-          deps.logger.error({ err: cerr, cause: err }, 'compensation of a failed order change failed; the stock repair will put it right');
+          deps.logger.error({ err: cerr, cause }, 'compensation of a failed order change failed; the stock repair will put it right');
         }
       }
       // Every step undone, and every step's outcome known: nothing for the repair to do. Otherwise
       // the rows stay for it: a step that timed out may have been done all the same (stock commits
       // what it was asked after the client gave up), and no compensation was registered for it.
       // (Only a change that had the journal's pool journaled anything.)
-      if (outcome.uncertain && journaled.length > 0) deps.logger.warn({ orders: journaled, err }, 'a stock step ended without a definite answer; the stock repair will reconcile the order');
+      if (outcome.uncertain && journaled.length > 0) deps.logger.warn({ orders: journaled, err: cause }, 'a stock step ended without a definite answer; the stock repair will reconcile the order');
       if (undone && !outcome.uncertain && deps.journalPool) await clearStockSteps(deps.journalPool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
+    };
+    try {
+      return await inPgTransaction(deps.pool, async (tx) => {
+        const stock = journaledStock(deps, tx, journaled, outcome);
+        const unit: Unit = { events: [], stock, onRollback: (c) => compensations.push(c) };
+        let result: R;
+        try {
+          result = await work(tx, unit);
+        } catch (err) {
+          // Undone before ROLLBACK, while this change still holds the order's lock: a change
+          // waiting for it must not build on stock half given back, nor have its own journal row
+          // taken by this one's.
+          await undo(err);
+          throw err;
+        }
+        // Sent with COMMIT, like the change's other last writes.
+        deferToOutbox(tx, ORDERS_SCHEMA, unit.events);
+        return result;
+      });
+    } catch (err) {
+      // A failure of COMMIT itself (a deferred write refused there): undone once the lock is gone.
+      if (!undoneAlready) await undo(err);
       if (attempt < ATTEMPTS && isRetryableConflict(err)) {
         await new Promise((r) => setTimeout(r, 5 * attempt + Math.floor(Math.random() * 10)));
         continue;
