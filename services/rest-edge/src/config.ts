@@ -45,6 +45,12 @@ export const restEdgeConfigShape = {
   /** Products per page the edge reads from the stock feed while streaming `GET /stock-levels` (the feed allows 5000). */
   STOCK_LEVELS_PAGE_SIZE: env.int(5000, 1, 5000),
   /**
+   * How long after its `updatedAt` an order's change may still be committing (its stock calls, its
+   * lock waits): `GET /orders`'s `next_cursor` never passes an order changed more recently, so a
+   * change stamped earlier and committed later is not left behind the cursor.
+   */
+  ORDERS_CURSOR_SETTLE_SECONDS: env.int(60, 0, 3600),
+  /**
    * The origin (and any path prefix) clients reach the API at, e.g. `https://api.example.com`:
    * the absolute URLs of pagination links start with it. Unset: the request's own scheme and
    * `Host` (`X-Forwarded-Proto`/`X-Forwarded-Host` believed only from TRUSTED_PROXIES).

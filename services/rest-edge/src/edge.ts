@@ -140,7 +140,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
     apiVersion: contract.version,
     publicBaseUrl: config.PUBLIC_BASE_URL?.replace(/\/+$/, ''),
     basePath: contract.basePath,
-    settings: { stockLevelsPageSize: config.STOCK_LEVELS_PAGE_SIZE },
+    settings: { stockLevelsPageSize: config.STOCK_LEVELS_PAGE_SIZE, ordersCursorSettleMs: config.ORDERS_CURSOR_SETTLE_SECONDS * 1000 },
     logger,
   };
   for (const route of RESOURCE_ROUTES) {

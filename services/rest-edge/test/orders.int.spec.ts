@@ -14,6 +14,7 @@ import {
   type OrdersApi,
   type SeededCatalog,
 } from './support/orders';
+import { encodeOrderCursor } from '../src/domain/order-cursor';
 import { tapUpstream, type TappedUpstream } from './support/proxy';
 import { closeAgents, seedTeam, startSystem, type EdgeResponse, type IssuedToken, type RunningEdge, type System } from './support/system';
 
@@ -550,12 +551,14 @@ describe('the order endpoints', () => {
     let mine: any[];
     /** A team and channel of their own, so the counts are exact. */
     let listApi: OrdersApi;
+    let listToken: string;
 
     beforeAll(async () => {
       const tokens = await seedTeam(sys, 'lister', ['shop']);
       await seedCatalog(sys, 'lister');
       await ordersCaughtUp(sys);
-      listApi = ordersApi(sys, () => edge, 'lister-shop', () => tokens.shop!.token);
+      listToken = tokens.shop!.token;
+      listApi = ordersApi(sys, () => edge, 'lister-shop', () => listToken);
       mine = [];
       for (let i = 1; i <= 5; i++) {
         const res = await listApi.call('POST', '/orders', { body: { orderNumber: `L-${i}`, orderLines: lines(['MUG', i]), shippingDetails: GB_ADDRESS } });
@@ -680,8 +683,21 @@ describe('the order endpoints', () => {
       }
     });
 
+    it('next_cursor stays behind orders changed too recently to be sure no earlier-stamped change is still committing', async () => {
+      // The default settle time (60 s): every order of this list changed within it.
+      const fresh = await listApi.call('GET', '/orders?sort=updated-asc');
+      expect(fresh.body.data).toHaveLength(5);
+      expect(fresh.body.meta.next_cursor).toBeNull();
+      const cursor = encodeOrderCursor({ updatedAt: '2026-01-01T00:00:00.000Z', uuid: '00000000-0000-4000-8000-000000000000' });
+      const from = await listApi.call('GET', `/orders?after=${cursor}`);
+      expect(from.body.data).toHaveLength(5);
+      expect(from.body.meta.next_cursor).toBe(cursor);
+    });
+
     it('catching up with the cursor (after = meta.next_cursor) misses no order that changes meanwhile', async () => {
-      // (last of this list's tests: it changes an order)
+      // (last of this list's tests: it changes an order) An edge without settle time, so the cursor follows every order.
+      const settled = await sys.startEdge({ ORDERS_CURSOR_SETTLE_SECONDS: '0' });
+      const listApi = ordersApi(sys, () => settled, 'lister-shop', () => listToken);
       const read: string[] = [];
       let res = await listApi.call('GET', '/orders?sort=updated-asc&per-page=2');
       expect(res.status).toBe(200);
@@ -712,6 +728,7 @@ describe('the order endpoints', () => {
         expect(refused.status).toBe(422);
         expect(refused.body.violations.map((v: { property: string }) => v.property)).toEqual(['after']);
       }
+      await settled.close();
     });
   });
 

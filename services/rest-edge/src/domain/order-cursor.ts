@@ -17,3 +17,22 @@ export function decodeOrderCursor(cursor: string): OrderChangePosition | undefin
   const position = decodePosition(cursor);
   return position && { updatedAt: position.at.toISOString(), uuid: position.uuid };
 }
+
+/**
+ * Where `next_cursor` points after a page in change order: its last order changed at least
+ * `settleMs` before `now` (the page is in `updatedAt` order, so those come first), else where the
+ * request started (`after`, or nothing). An order's `updatedAt` is stamped when its change starts
+ * and becomes visible when it commits, up to `settleMs` later: a cursor past a more recent order
+ * could leave such a change behind it for good. The recent orders are answered all the same, and
+ * again on the next read.
+ */
+export function nextOrderCursor(
+  items: readonly OrderChangePosition[],
+  after: string | undefined,
+  now: number,
+  settleMs: number,
+): string | null {
+  const settled = items.filter((o) => Date.parse(o.updatedAt) <= now - settleMs);
+  const last = settled[settled.length - 1];
+  return last ? encodeOrderCursor(last) : (after ?? null);
+}

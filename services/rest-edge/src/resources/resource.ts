@@ -11,6 +11,8 @@ export type GatewayCall = UpstreamCall;
 export interface ResourceSettings {
   /** Products per page read from the stock feed while streaming `GET /stock-levels` (STOCK_LEVELS_PAGE_SIZE). */
   stockLevelsPageSize: number;
+  /** How far behind now `GET /orders`'s `next_cursor` stays (ORDERS_CURSOR_SETTLE_SECONDS, in ms). */
+  ordersCursorSettleMs: number;
 }
 
 /** What a resource handler sees of a request that passed authentication and validation. */

@@ -3,7 +3,7 @@ import { CHANNEL_SCOPED } from '../../domain/access';
 import type { ResourceRoute, UpstreamCall } from '../resource';
 import { paginate, pageUrls } from '../../domain/pagination';
 import { isUuid } from '../../domain/uuid';
-import { encodeOrderCursor } from '../../domain/order-cursor';
+import { nextOrderCursor } from '../../domain/order-cursor';
 import { parseListOrdersQuery } from './list-query';
 import {
   toAmendment,
@@ -70,7 +70,7 @@ export const listOrders: ResourceRoute = {
   path: '/orders',
   operationId: 'listOrders',
   access: CHANNEL_SCOPED,
-  async handle({ query, channelUrl, orders }) {
+  async handle({ query, channelUrl, orders, settings }) {
     const q = parseListOrdersQuery(query);
     let page;
     try {
@@ -86,9 +86,8 @@ export const listOrders: ResourceRoute = {
     const { links, meta } = paginate(page, listUrl, pageUrls(listUrl, q.kept));
     const body = { data: page.items.map(toOrderResource), links, meta };
     if (q.sort !== 'UPDATED_ASC') return { status: 200, body };
-    // In change order: where the next read continues (the request's own cursor past the last change).
-    const last = page.items[page.items.length - 1];
-    const nextCursor = last ? encodeOrderCursor({ updatedAt: last.updatedAt, uuid: last.uuid }) : (q.after ?? null);
+    // In change order: where the next read continues.
+    const nextCursor = nextOrderCursor(page.items, q.after, Date.now(), settings.ordersCursorSettleMs);
     return { status: 200, body: { ...body, meta: { ...meta, next_cursor: nextCursor } } };
   },
 };
