@@ -150,6 +150,19 @@ describe('placed holds of draft fulfilments that end, and of orders that end', (
     expect(await figures()).toEqual({ ...feed, 'SKU-A': feed['SKU-A']! + 1, 'SKU-C': feed['SKU-C']! + 1 });
   });
 
+  it('an order cancel that does not commit places the very holds it released again, not holds anew', async () => {
+    const o = await orderInState(s, t, 'queued', number());
+    const placedIds = async () => (await s.pool.query(`SELECT id::text FROM stock.stock_hold WHERE order_uuid = $1 AND status = 'placed' ORDER BY id`, [o.uuid])).rows.map((r) => r.id);
+    const before = await placedIds();
+    expect(before.length).toBeGreaterThan(0);
+    const stock = await levels();
+    const res = await refusingOrderWrites(o.uuid, 'cancelled', () => s.gql<any>(s.urls.orders, t.shop, CANCEL_ORDER, { uuid: o.uuid }));
+    expect(res.errors).toHaveLength(1);
+    expect(await read(o.uuid)).toMatchObject({ status: 'queued', stockHeld: true });
+    expect(await placedIds()).toEqual(before);
+    expect(await levels()).toEqual(stock);
+  });
+
   it('the safety net: an order that ends with holds its fulfilments left behind (as before this fix) releases them, and consumes those of a fulfilment that shipped', async () => {
     const stock = await levels();
     // berlin cancelled and leeds taken by the supplier without any stock step, as the service used to leave them.

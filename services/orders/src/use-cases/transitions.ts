@@ -99,16 +99,13 @@ export function restoreHolds(ctx: ChangeContext, before: Pick<Order, 'uuid' | 't
   });
 }
 
-/** Gives the order's placed holds back (compensated by holding them again). */
+/**
+ * Gives the order's placed holds back, compensated by placing exactly those holds again (at the
+ * locations its fulfilments name; holding anew could allocate elsewhere).
+ */
 export async function releaseHolds(ctx: ChangeContext, order: Order): Promise<void> {
   if (!order.stockHeld) return;
-  try {
-    await ctx.unit.stock.releaseHolds(order.uuid);
-  } catch (err) {
-    if (err instanceof StockUnavailableError) throw stockUnavailable();
-    throw err;
-  }
-  restoreHolds(ctx, order);
+  await releaseHoldsAt(ctx, order.uuid, null);
 }
 
 /** Asks the stock service; unreachable: 503 `unavailable`, worth retrying. */
