@@ -14,6 +14,7 @@ import {
   setStock,
   startStock,
   stockRowsWithPlaced,
+  UPDATE_WAREHOUSE,
   warehouse,
   type StockHarness,
 } from './harness';
@@ -185,6 +186,24 @@ describe('holds for orders', () => {
     const refused = await hold(order, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 11 }]);
     expect(refused.shortages).toEqual([{ productUuid: p.productUuid, sku: p.sku, requested: 11, available: 10 }]);
     expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 10, held: 8, placed: 8 }]);
+  });
+
+  it('a disabled warehouse keeps what it holds for an order: held again there for the same or fewer, never for more or for another order', async () => {
+    const p = await h.product(team);
+    const d = await warehouse(h, team, `d${Date.now() % 100000}`, { countryCode: 'GB' });
+    await setStock(h, team, p.productUuid, d, 3);
+    const order = randomUUID();
+    const line = (quantity: number) => [{ lineNumber: 1, productUuid: p.productUuid, quantity }];
+    expect((await hold(order, line(3))).__typename).toBe('StockHeld');
+    await h.ok(backOffice(team), UPDATE_WAREHOUSE, { id: d, input: { enabled: false } });
+    // The same lines again (a reserved draft confirmed), then fewer (an amendment): kept where they are.
+    expect(await hold(order, line(3))).toMatchObject({ __typename: 'StockHeld' });
+    expect(await hold(order, line(2))).toMatchObject({ __typename: 'StockHeld' });
+    expect(await rows(p.productUuid)).toEqual([{ code: expect.any(String), on_hand: 3, held: 2, placed: 2 }]);
+    // More than it holds there, or another order: the disabled warehouse sells nothing new.
+    expect(await hold(order, line(3))).toMatchObject({ __typename: 'StockShort', shortages: [{ requested: 3, available: 2 }] });
+    expect(await hold(randomUUID(), line(1))).toMatchObject({ __typename: 'StockShort', shortages: [{ requested: 1, available: 0 }] });
+    expect(await figure(p)).toBe(0);
   });
 
   it('releases every placed hold of an order, once', async () => {

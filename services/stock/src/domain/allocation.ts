@@ -23,7 +23,10 @@ export interface AllocationProduct {
   printsOnDemand: boolean;
 }
 
-/** What an enabled warehouse can still sell of a product (the order's own holds given back). */
+/**
+ * What a warehouse can still sell of a product to this order (its own holds given back): an enabled
+ * warehouse its free stock, a disabled one only what it already holds for the order.
+ */
 export interface WarehouseAvailability {
   warehouseId: string;
   /** Orders ties between warehouses. */
@@ -56,7 +59,7 @@ export interface Shortage {
   sku: string | null;
   /** Total quantity of the product over the order's lines. */
   requested: number;
-  /** What the product's enabled warehouses can still sell. */
+  /** What the product's warehouses can still sell the order (enabled ones, and what disabled ones hold for it). */
   available: number;
 }
 

@@ -84,17 +84,17 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     if (unknown.length > 0) throw Problem.validation(unknown);
 
     const before = snapshots(products, levels, new Map());
-    // What each enabled warehouse could sell if this order's own holds were given back first.
+    // What each warehouse could sell this order if its own holds were given back first: an enabled
+    // one its free stock; a disabled one sells nothing new but keeps what it promised this order
+    // (docs/stock.md), so an order holding there can be confirmed or reduced where it is.
     const ownHeld = new Map<string, number>();
     for (const h of existing) if (h.warehouseId) ownHeld.set(levelKey(h.productUuid, h.warehouseId), (ownHeld.get(levelKey(h.productUuid, h.warehouseId)) ?? 0) + h.quantity);
-    const availability = levels
-      .filter((l) => l.warehouse.enabled)
-      .map((l) => ({
-        warehouseId: l.warehouse.id,
-        code: l.warehouse.code,
-        productUuid: l.productUuid,
-        available: Math.max(l.onHand - (l.held - (ownHeld.get(levelKey(l.productUuid, l.warehouse.id)) ?? 0)), 0),
-      }));
+    const availability = levels.flatMap((l) => {
+      const own = ownHeld.get(levelKey(l.productUuid, l.warehouse.id)) ?? 0;
+      const free = Math.max(l.onHand - (l.held - own), 0);
+      if (!l.warehouse.enabled && own === 0) return [];
+      return [{ warehouseId: l.warehouse.id, code: l.warehouse.code, productUuid: l.productUuid, available: l.warehouse.enabled ? free : Math.min(own, free) }];
+    });
     const previous = new Map<number, LinePart[]>();
     for (const h of existing) {
       const line = lines.find((l) => l.lineNumber === h.lineNumber);
