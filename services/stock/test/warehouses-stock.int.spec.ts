@@ -81,6 +81,25 @@ describe('warehouses and stock (back-office)', () => {
     await expect(h.pool.query('UPDATE stock.stock_level SET on_hand = -1 WHERE product_uuid = $1', [p.productUuid])).rejects.toThrow(/check constraint/);
   });
 
+  it('a count waits for the warehouse being enabled or disabled (and the other way round), so each event tells the figure the other leaves', async () => {
+    const w = await warehouse(h, team, 'sharing');
+    const p = await h.product(team);
+    const disabling = await h.pool.connect();
+    try {
+      await disabling.query('BEGIN');
+      await disabling.query('SELECT 1 FROM stock.warehouse WHERE id = $1 FOR NO KEY UPDATE', [w]);
+      let done = false;
+      const count = h.ok(backOffice(team), SET_STOCK, { input: { productUuid: p.productUuid, warehouseId: w, quantity: 4, reason: 'Stocktake' } }).then(() => (done = true));
+      await new Promise((r) => setTimeout(r, 300));
+      expect(done).toBe(false);
+      await disabling.query('COMMIT');
+      await count;
+      expect(done).toBe(true);
+    } finally {
+      disabling.release();
+    }
+  });
+
   it('shows per-warehouse stock on the Product entity, enabled or not', async () => {
     const on = await warehouse(h, team, 'on');
     const off = await warehouse(h, team, 'off', { enabled: false });

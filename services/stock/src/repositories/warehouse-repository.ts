@@ -64,6 +64,17 @@ export async function lockWarehouse(sql: Sql, id: string): Promise<Warehouse | n
   return row ? toWarehouse(row) : null;
 }
 
+/**
+ * Reads the warehouse and share-locks its row for a change of its stock: enabling or disabling it
+ * (lockWarehouse) waits for the change and the change for it, so the figures either announces are
+ * those the other leaves (a count written while the warehouse was being disabled counted it in
+ * its event, and the disable, which had not seen the new row, sent none).
+ */
+export async function shareWarehouse(sql: Sql, id: string): Promise<Warehouse | null> {
+  const [row] = await rowsOf<WarehouseRow>(sql, `SELECT ${COLUMNS} FROM stock.warehouse WHERE id = $1::uuid FOR SHARE`, [id]);
+  return row ? toWarehouse(row) : null;
+}
+
 /** The products with a stock row in the warehouse (whose figure the warehouse's state affects). */
 export async function productsStockedIn(sql: Sql, warehouseId: string): Promise<string[]> {
   const rows = await rowsOf<{ product_uuid: string }>(

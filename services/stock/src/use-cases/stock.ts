@@ -7,7 +7,7 @@ import { stockFigure } from '../domain/stock-figure';
 import { deltaViolations, isUuid, MAX_QUANTITY, quantityViolations, reasonViolations, uuidViolations } from '../domain/validation';
 import { findProducts, lockProducts } from '../repositories/product-repository';
 import { feedPage as readFeedPage, feedRowsOf, findLevel, insertAdjustment, levelsOf, listAdjustments, saveOnHand } from '../repositories/stock-repository';
-import { findWarehouse } from '../repositories/warehouse-repository';
+import { shareWarehouse } from '../repositories/warehouse-repository';
 import { actorOf, changeWithEvents, figuresOf, nowOf, stockLevelEvents, type StockDeps } from './deps';
 import { warehouseNotFound } from './warehouses';
 
@@ -69,7 +69,8 @@ export function adjustStock(deps: StockDeps, identity: Identity, input: AdjustSt
 
 /**
  * The shared path of set and adjust: the warehouse and product must be the caller's team's (else
- * not found), the product row is locked, the change is logged with who and why, and
+ * not found), the warehouse row is share-locked (against its enabling or disabling) and the
+ * product row locked, in that order (updateWarehouse's), the change is logged with who and why, and
  * `stock-level.changed` is written when the product's figure changed.
  */
 async function changeOnHand(
@@ -81,7 +82,7 @@ async function changeOnHand(
   next: (onHand: number) => number,
 ): Promise<WarehouseStock> {
   return changeWithEvents(deps, async (tx) => {
-    const warehouse = isUuid(input.warehouseId) ? await findWarehouse(tx, input.warehouseId) : null;
+    const warehouse = isUuid(input.warehouseId) ? await shareWarehouse(tx, input.warehouseId) : null;
     authoriseChange(identity, warehouse, () => warehouseNotFound(input.warehouseId));
     const idViolations = uuidViolations(input.productUuid, 'input.productUuid');
     if (idViolations.length > 0 || violations.length > 0) throw Problem.validation([...idViolations, ...violations]);
