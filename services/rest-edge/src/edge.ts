@@ -3,7 +3,7 @@ import type { EventBus, Subscription } from '@pf/platform/bus/bus';
 import type { Logger } from '@pf/platform/logging';
 import { AccessRules } from './auth/access-rules';
 import { AuthCache } from './auth/auth-cache';
-import { authenticate, principalOf, refuseBlockedAddresses, undecodableChannelIds } from './auth/authenticate';
+import { authenticate, blockedAddressRefusal, principalOf, refuseBlockedAddresses, undecodableChannelIds } from './auth/authenticate';
 import { subscribeAuthCacheInvalidation } from './auth/invalidation';
 import { ChannelTokenChecks } from './auth/token-check';
 import type { RestEdgeConfig } from './config';
@@ -101,11 +101,13 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.set('query parser', queryParser(INSTANT_PARAMETERS));
   app.use(requestContext(contract.version));
   opts.mountFirst?.(app);
-  // Before anything reads the host or the credentials: RFC 9112's 400s, absolute-form targets.
-  app.use(refuseMalformedHead);
   const channelBase = expressPath(contract.basePath);
   const channelPath = channelPathPattern(contract.basePath);
+  // First, as section 5.7 orders: an address over its failed-request limit gets 429 for anything.
   app.use(refuseBlockedAddresses(rateLimiter, channelPath));
+  // Before anything reads the host or the credentials: RFC 9112's 400s (after the address's own
+  // limit, section 5.7's first check), absolute-form targets.
+  app.use(refuseMalformedHead((req) => blockedAddressRefusal(rateLimiter, req)));
 
   app.get('/v1/openapi.yaml', (_req: Request, res: Response) => {
     res.type('application/yaml').send(contract.yaml);
@@ -201,12 +203,13 @@ function handlerFor(route: ResourceRoute, deps: HandlerDeps): RequestHandler {
   return async (req: Request, res: Response) => {
     const principal = principalOf(res);
     const requestId = requestIdOf(res);
-    // Upstreams see the token's own channel and team, in a JWT living seconds (reused, see IdentityMinter).
-    let bearer: string | undefined;
+    // Upstreams see the token's own channel and team, in a JWT living seconds, asked for on every
+    // call (IdentityMinter reuses it while it has half its life left): a long GET /stock-levels
+    // stream outlives one.
     const callerOf =
       (upstream: GraphqlUpstream): UpstreamCall =>
       (operation, variables) =>
-        upstream.execute(operation, variables, { bearer: (bearer ??= deps.identities.channelJwt(principal.teamCode, principal.channelId, principal.teamActive)), requestId });
+        upstream.execute(operation, variables, { bearer: deps.identities.channelJwt(principal.teamCode, principal.channelId, principal.teamActive), requestId });
     const result = await route.handle({
       principal,
       params: req.params as Record<string, string>,

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { PROBLEM_TYPE_BASE } from '@pf/platform/problems';
 import { uniqueSuffix } from '@pf/platform/testing/infra';
 import { atWindowStart, closeAgents, seedTeam, startSystem, type EdgeResponse, type IssuedToken, type System } from './support/system';
@@ -85,6 +86,18 @@ describe('rate limits (spec section 8)', () => {
       expect((await edge.call('POST', '/v1/channels/acme-shop/test-connection', { token: acme.shop!.token, from, body: { echo: 5 } })).status).toBe(422);
       for (let i = 0; i < 3; i++) expect((await edge.call('GET', '/v1/channels/acme-shop/', { from })).status).toBe(401);
       expect429(await edge.call('GET', '/v1/channels/acme-shop/', { from }), 3);
+      // Blocked, even a malformed request (two Authorization headers) gets 429 first (section 5.7).
+      const port = Number(new URL(edge.url).port);
+      const answer = await new Promise<string>((resolve, reject) => {
+        const socket = net.connect({ port, host: '127.0.0.1', localAddress: from });
+        let text = '';
+        socket.setEncoding('latin1');
+        socket.on('data', (chunk: string) => (text += chunk));
+        socket.on('end', () => resolve(text));
+        socket.on('error', reject);
+        socket.write('GET /v1/channels/acme-shop/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nConnection: close\r\n\r\n');
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 429 /);
       await edge.close();
     });
   });

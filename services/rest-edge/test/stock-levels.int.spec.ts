@@ -160,6 +160,20 @@ describe('GET /stock-levels', () => {
       }
     });
 
+    it('a stream that outlives one identity token asks for a fresh one for its later pages, and ends complete', async () => {
+      // Tokens live 5 s (renewed after 2.5 s); 11 pages at 700 ms each take about 8 s.
+      const shortLived = await sys.startEdge({ STOCK_URL: tap.url, STOCK_LEVELS_PAGE_SIZE: '1', CHANNEL_JWT_TTL_SECONDS: '5' });
+      try {
+        tap.delayMs = 700;
+        const res = await stockLevels(shortLived);
+        expect(res.status).toBe(200);
+        expect(sorted(res.body.data)).toEqual(sorted(expected));
+      } finally {
+        tap.delayMs = 0;
+        await shortLived.close();
+      }
+    }, 30_000);
+
     it('a client that goes away mid-stream stops the reading of further pages', async () => {
       const onePerPage = await sys.startEdge({ STOCK_URL: tap.url, STOCK_LEVELS_PAGE_SIZE: '1' });
       try {

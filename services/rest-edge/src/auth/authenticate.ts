@@ -115,18 +115,23 @@ export function refuseBlockedAddresses(limiter: RateLimiter, channelPath: RegExp
       return;
     }
     try {
-      const failedAuth = await limiter.peekFailedAuth(clientIp(req));
-      if (!failuresExhausted(failedAuth)) {
+      const blocked = await blockedAddressRefusal(limiter, req);
+      if (!blocked) {
         next();
         return;
       }
-      const { problem, headers } = refusalResponse({ reason: 'failed-auth-limit', window: failedAuth });
-      res.set(headers);
-      next(problem);
+      res.set(blocked.headers);
+      next(blocked.problem);
     } catch (err) {
       next(err);
     }
   };
+}
+
+/** The 429 (with its headers) of an address over its failed-request limit, or undefined. */
+export async function blockedAddressRefusal(limiter: RateLimiter, req: Request): Promise<ReturnType<typeof refusalResponse> | undefined> {
+  const failedAuth = await limiter.peekFailedAuth(clientIp(req));
+  return failuresExhausted(failedAuth) ? refusalResponse({ reason: 'failed-auth-limit', window: failedAuth }) : undefined;
 }
 
 /**
@@ -142,7 +147,9 @@ export function undecodableChannelIds(authenticateRequest: RequestHandler, chann
       return;
     }
     req.params = { channelId: raw };
-    void authenticateRequest(req, res, next);
+    // Its promise is settled here: a rejection (Redis unreachable) goes to the error middleware (a
+    // 500), never unhandled, which would end the process.
+    Promise.resolve(authenticateRequest(req, res, next)).catch(next);
   };
 }
 

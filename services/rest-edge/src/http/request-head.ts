@@ -41,12 +41,15 @@ export function requestHeadRefusal(facts: RequestHeadFacts): string | undefined 
   return undefined;
 }
 
+/** A refusal that comes before this one (an address over its failed-request limit: section 5.7). */
+export type EarlierRefusal = (req: Request) => Promise<{ problem: Problem; headers: Record<string, string> } | undefined>;
+
 /**
  * The edge's answer to a request head it cannot believe (`requestHeadRefusal`), before anything
- * else reads it. An absolute-form target is served as the origin-form one, its authority taking the
- * place of `Host` (RFC 9112 section 3.2.2).
+ * else reads it, unless `earlier` refuses the request first. An absolute-form target is served as
+ * the origin-form one, its authority taking the place of `Host` (RFC 9112 section 3.2.2).
  */
-export const refuseMalformedHead: RequestHandler = (req: Request, _res: Response, next: NextFunction) => {
+export const refuseMalformedHead = (earlier: EarlierRefusal): RequestHandler => async (req: Request, res: Response, next: NextFunction) => {
   let hostLines = 0;
   let authorizationLines = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -62,6 +65,15 @@ export const refuseMalformedHead: RequestHandler = (req: Request, _res: Response
     hostLines = 1;
   }
   const refusal = requestHeadRefusal({ httpVersion: req.httpVersion, hostLines, host: req.host, authorizationLines });
-  if (refusal) next(new Problem('bad-request', { detail: refusal }));
-  else next();
+  if (!refusal) {
+    next();
+    return;
+  }
+  try {
+    const first = await earlier(req);
+    if (first) res.set(first.headers);
+    next(first?.problem ?? new Problem('bad-request', { detail: refusal }));
+  } catch (err) {
+    next(err);
+  }
 };
