@@ -31,6 +31,13 @@ describe('webhooks config', () => {
     expect(configError({ WEBHOOK_RETRY_DELAYS_SECONDS: '10,soon' }).variables).toEqual(['WEBHOOK_RETRY_DELAYS_SECONDS']);
   });
 
+  it('refuses a lease that would not outlast an attempt (its time-out and its DNS check)', () => {
+    expect(configError({ WEBHOOK_LEASE_SECONDS: '20' }).variables).toEqual(['WEBHOOK_LEASE_SECONDS']);
+    expect(configError({ WEBHOOK_LEASE_SECONDS: '3', WEBHOOK_TIMEOUT_MS: '2000' }).variables).toEqual(['WEBHOOK_LEASE_SECONDS']);
+    expect(loadWebhooksConfig({ WEBHOOK_LEASE_SECONDS: '3', WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_DNS_TIMEOUT_MS: '500' }, 'jwt-key').leaseSeconds).toBe(3);
+    expect(loadWebhooksConfig({ WEBHOOK_LEASE_SECONDS: '21' }, 'jwt-key').leaseSeconds).toBe(21);
+  });
+
   it('derives a stable development key from the JWT key, and requires a real one in production', () => {
     const a = loadWebhooksConfig({}, 'jwt-key').secretKey;
     expect(a.key).toHaveLength(32);

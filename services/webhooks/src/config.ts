@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { commonConfigShape, ConfigError, env, loadConfig } from '@pf/platform/config';
+import { DNS_LIMIT_MS } from './delivery/system-resolver';
 import { DEFAULT_RETRY_DELAYS_SECONDS } from './domain/delivery-rules';
 import { parseAddressRanges, type AddressRange } from './domain/url-policy';
 import type { SecretKey } from './domain/secrets';
@@ -56,8 +57,13 @@ export const webhooksConfigShape = {
   WEBHOOK_CLAIM_BATCH: env.int(100, 1, 1000),
   /** Fallback poll of the queue when no NOTIFY arrives. */
   WEBHOOK_POLL_INTERVAL_MS: env.int(1_000, 10, 60_000),
-  /** How long a claimed delivery stays leased; it must outlast an attempt. Default: timeout x 2 + 30 s. */
+  /**
+   * How long a claimed delivery stays leased; it must outlast an attempt (more than
+   * WEBHOOK_TIMEOUT_MS + WEBHOOK_DNS_TIMEOUT_MS, checked at start). Default: timeout x 2 + 30 s.
+   */
   WEBHOOK_LEASE_SECONDS: z.coerce.number().min(1).max(3600).optional(),
+  /** The longest the DNS check before an attempt may take, every server and retry included. */
+  WEBHOOK_DNS_TIMEOUT_MS: env.int(DNS_LIMIT_MS, 100, 60_000),
 
   /** Finished deliveries (and their attempts) stay in the delivery log this many days. */
   WEBHOOK_RETENTION_DAYS: env.int(30, 1, 3650),
@@ -140,6 +146,10 @@ export function loadWebhooksConfig(source: NodeJS.ProcessEnv, jwtKey: string): W
     else previousSecretKeys.push({ id, key });
   }
   if (cfg.WEBHOOK_RETRY_DELAYS_SECONDS.length > 20) errors.push(['WEBHOOK_RETRY_DELAYS_SECONDS', 'at most 20 waits']);
+  // A lease shorter than an attempt hands the delivery to a second worker while the first still sends it.
+  if (cfg.WEBHOOK_LEASE_SECONDS !== undefined && cfg.WEBHOOK_LEASE_SECONDS * 1000 <= cfg.WEBHOOK_TIMEOUT_MS + cfg.WEBHOOK_DNS_TIMEOUT_MS) {
+    errors.push(['WEBHOOK_LEASE_SECONDS', `must outlast an attempt: more than WEBHOOK_TIMEOUT_MS + WEBHOOK_DNS_TIMEOUT_MS (${cfg.WEBHOOK_TIMEOUT_MS + cfg.WEBHOOK_DNS_TIMEOUT_MS} ms)`]);
+  }
 
   if (errors.length > 0) {
     throw new ConfigError(

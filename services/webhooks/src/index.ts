@@ -68,7 +68,7 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
   const logger = deps.logger;
   const prisma = createPrismaClient(deps.databaseUrl, config.WEBHOOKS_DB_POOL_MAX);
   const pool = createQueuePool(deps.databaseUrl, config.WEBHOOKS_QUEUE_POOL_MAX, deps.logger);
-  const resolver = overrides.resolver ?? new SystemResolver();
+  const resolver = overrides.resolver ?? new SystemResolver({ limitMs: config.WEBHOOK_DNS_TIMEOUT_MS });
   const policy = { allowedRanges: config.allowedRanges };
   if (config.allowedRanges.length > 0 || config.extraCa) {
     logger.warn({ ranges: config.WEBHOOK_ALLOW_PRIVATE_RANGES, extraCa: Boolean(config.extraCa) }, 'webhook delivery allows extra address ranges or an extra CA (tests and local development only)');

@@ -17,6 +17,8 @@ describe('webhook queue across restarts', () => {
     WEBHOOK_RETRY_DELAYS_SECONDS: '0.2,0.2,0.2,0.2',
     WEBHOOK_TIMEOUT_MS: '2000',
     WEBHOOK_LEASE_SECONDS: '3',
+    // the resolver is the test's own, answering at once
+    WEBHOOK_DNS_TIMEOUT_MS: '500',
     WEBHOOK_ALLOW_PRIVATE_RANGES: '127.0.0.1/32',
     WEBHOOK_DELIVERY_CONCURRENCY: '16',
     WEBHOOK_CLAIM_BATCH: '16',
