@@ -125,6 +125,7 @@ export async function createWebhooksService(deps: ServiceDeps, overrides: Webhoo
     deps: useCaseDeps,
     figures,
     leaseSeconds: config.leaseSeconds,
+    windowSeconds: config.WEBHOOK_STOCK_WINDOW_SECONDS,
     pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
     logger: logger.child({ component: 'stock-windows' }),
   });

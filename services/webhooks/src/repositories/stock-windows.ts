@@ -39,14 +39,17 @@ export interface ClaimedWindow {
 
 /**
  * Claims due windows for closing (and closing ones whose lease ran out), with their products.
- * The window stops being the team's open one at once.
+ * The window stops being the team's open one at once. Only a team's oldest window is claimed: a
+ * later one waits while an older one is still being closed (its figures could not be read yet),
+ * or both would be sent at once.
  */
 export async function claimDueWindows(db: Queryable, opts: { limit: number; leaseSeconds: number }): Promise<ClaimedWindow[]> {
   const token = randomUUID();
   const { rows } = await db.query<{ id: string; team_code: string; last_changed_at: Date }>(
     `WITH due AS (
-       SELECT id FROM stock_window
+       SELECT id FROM stock_window w
         WHERE due_at <= now() AND (status = 'open' OR lease_until <= now())
+          AND NOT EXISTS (SELECT 1 FROM stock_window older WHERE older.team_code = w.team_code AND older.opened_at < w.opened_at)
         ORDER BY due_at
         LIMIT $1
         FOR UPDATE SKIP LOCKED
@@ -71,10 +74,23 @@ export async function claimDueWindows(db: Queryable, opts: { limit: number; leas
   }));
 }
 
-/** Ends a closed window (and its products) if the lease is still ours; false when it is not. */
-export async function deleteClosedWindow(db: Queryable, id: string, leaseToken: string): Promise<boolean> {
-  const { rowCount } = await db.query(`DELETE FROM stock_window WHERE id = $1 AND lease_token = $2 AND status = 'closing'`, [id, leaseToken]);
-  return (rowCount ?? 0) > 0;
+/**
+ * Ends a closed window (and its products) if the lease is still ours; false when it is not. The
+ * team's next window falls due a whole window after this one is sent, at the earliest: a window
+ * closed late (its figures could not be read for a while) must not be followed at once by the
+ * next (section 6: at most one per channel every ten minutes).
+ */
+export async function deleteClosedWindow(db: Queryable, id: string, leaseToken: string, windowSeconds: number): Promise<boolean> {
+  const { rows } = await db.query<{ team_code: string }>(
+    `DELETE FROM stock_window WHERE id = $1 AND lease_token = $2 AND status = 'closing' RETURNING team_code`,
+    [id, leaseToken],
+  );
+  if (rows.length === 0) return false;
+  await db.query(
+    `UPDATE stock_window SET due_at = GREATEST(due_at, now() + make_interval(secs => $2)) WHERE team_code = $1 AND status = 'open'`,
+    [rows[0]!.team_code, windowSeconds],
+  );
+  return true;
 }
 
 /** Remembers why closing failed; the window is tried again when its lease runs out. */

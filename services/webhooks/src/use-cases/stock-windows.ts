@@ -15,7 +15,7 @@ import { queueForTeam } from './queueing';
  * again when its lease runs out.
  * @returns the deliveries queued
  */
-export async function closeStockWindow(deps: WebhooksDeps, figures: StockFigures, window: ClaimedWindow): Promise<number> {
+export async function closeStockWindow(deps: WebhooksDeps, figures: StockFigures, window: ClaimedWindow, windowSeconds: number): Promise<number> {
   const current = await figures.figuresOf(
     window.teamCode,
     window.products.map((p) => p.productUuid),
@@ -23,7 +23,7 @@ export async function closeStockWindow(deps: WebhooksDeps, figures: StockFigures
   const products = windowProductLevels(window.products, current);
   return inTransaction(deps.pool, async (tx) => {
     // Another closer took the window over after our lease ran out: it sends, we do not.
-    if (!(await deleteClosedWindow(tx, window.id, window.leaseToken))) return 0;
+    if (!(await deleteClosedWindow(tx, window.id, window.leaseToken, windowSeconds))) return 0;
     if (products.length === 0) return 0;
     const ids = await queueForTeam(deps, tx, window.teamCode, (endpoint) => ({
       notificationType: 'stock-level-updated',
@@ -44,6 +44,8 @@ export interface StockWindowWorkerOptions {
   figures: StockFigures;
   /** How long a closing window stays leased (reading figures and queueing must fit in it). */
   leaseSeconds: number;
+  /** The window's length (WEBHOOK_STOCK_WINDOW_SECONDS): also the least time between two of a team's. */
+  windowSeconds: number;
   pollIntervalMs: number;
   logger: Logger;
 }
@@ -80,7 +82,7 @@ export class StockWindowWorker {
       await Promise.all(
         windows.map(async (w) => {
           try {
-            const queued = await closeStockWindow(this.opts.deps, this.opts.figures, w);
+            const queued = await closeStockWindow(this.opts.deps, this.opts.figures, w, this.opts.windowSeconds);
             closed += 1;
             this.opts.logger.info({ teamCode: w.teamCode, products: w.products.length, queued }, 'stock window closed');
           } catch (err) {
