@@ -35,8 +35,10 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> 
     const body = await this.parseBody(response).catch(() => undefined);
     const first = firstError(body);
     const problem = first?.extensions?.problem;
-    if (first && isProblemTransport(problem)) {
-      // e.g. 401 from a subgraph that refuses the identity: its verdict, not ours.
+    // e.g. 401 from a subgraph that refuses the identity: its verdict, not ours. Not a refusal of
+    // the HTTP request itself (a body over the subgraph's limit, built by the gateway's plan from a
+    // short operation): the caller sent nothing wrong, so it is the gateway's bad-gateway.
+    if (first && isProblemTransport(problem) && problem.problemType !== 'validation-failed') {
       return new GraphQLError(first.message, { extensions: { code: first.extensions?.code ?? problem.problemType, problem } });
     }
     this.logger.error({ subgraph: this.subgraph, status: response.status, body }, 'subgraph answered with an HTTP error');

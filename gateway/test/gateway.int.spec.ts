@@ -270,6 +270,22 @@ describe('gateway in front of the real subgraphs', () => {
     expect(JSON.stringify(res.body)).not.toContain(String(port));
   });
 
+  it("answers a subgraph's refusal of the gateway's own request (a body over its limit) with bad-gateway, not as the caller's validation failure", async () => {
+    const refusing = http.createServer((_req, res) => {
+      res.writeHead(413, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ errors: [{ message: 'The request body is too large.', extensions: { code: 'BAD_USER_INPUT', problem: { problemType: 'validation-failed', detail: 'The request body is too large.', violations: [{ property: 'body', message: 'The request body is too large.' }], extensions: {} } } }] }));
+    });
+    const port = await listen(refusing, 0, '127.0.0.1');
+    try {
+      const broken = await sys.startGateway({ accounts: `http://127.0.0.1:${port}/graphql` });
+      const res = await post(broken, '{ team { code } }', { auth: bearer(backOffice('alpha')) });
+      expect(res.body.data).toEqual({ team: null });
+      expect(res.body.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_GATEWAY', problem: { problemType: 'bad-gateway' } });
+    } finally {
+      await new Promise((r) => refusing.close(r));
+    }
+  });
+
   it('answers a subgraph that gives no GraphQL response (an HTTP 404 page) with the bad-gateway problem', async () => {
     const wrongPath = sys.subgraphs.accounts!.url.replace(/\/graphql$/, '/not-graphql');
     const broken = await sys.startGateway({ accounts: wrongPath });
