@@ -25,7 +25,7 @@ function answer(type: ProblemTypeName, detail: string): Problem {
  * body and the contract version header like every other response (spec section 4), then the
  * connection closes (the parser cannot go on reading it). So does a request with an `Expect`
  * other than `100-continue`, which Node would answer with a bare 417. An HTTP/1.1 request without
- * `Host`, which Node would also answer bare, goes on to express, where `refuseInvalidHost`
+ * `Host`, which Node would also answer bare, goes on to express, where `refuseMalformedHead`
  * answers it (request-head.ts).
  */
 export function answerClientErrors(server: http.Server, apiVersion: string): void {
