@@ -109,6 +109,36 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
     expect((await read(c.uuid)).orderLines).toHaveLength(2);
   });
 
+  it('an amendment that does not commit leaves the order holding the very holds it had, where its fulfilments say (not the old lines held anew)', async () => {
+    // berlin (lowest code) covers 3; 8 only leeds: the amendment moves the line's hold to leeds.
+    const u = await createTeam(s, `u${uniqueSuffix()}`, { stock: { 'SKU-X': { berlin: 5, leeds: 20 } } });
+    const o = (await s.ok<any>(u.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-X', 3]]) })).createOrder;
+    const c = (await s.ok<any>(u.shop, CONFIRM_ORDER, { uuid: o.uuid })).confirmOrder;
+    expect(c.fulfilments.map((f: any) => f.supplierLocation.code)).toEqual(['berlin']);
+    const placedIds = async () =>
+      (await s.pool.query(`SELECT id::text, warehouse_id::text, quantity FROM stock.stock_hold WHERE order_uuid = $1 AND status = 'placed' ORDER BY id`, [o.uuid])).rows;
+    const before = await placedIds();
+    expect(before).toEqual([{ id: expect.any(String), warehouse_id: u.warehouses.berlin, quantity: 3 }]);
+    // The order change fails at COMMIT, after stock held the new lines (a deferred trigger refuses it).
+    const trigger = `fail_${uniqueSuffix().replace(/[^a-z0-9]/gi, '')}`;
+    await s.pool.query(`CREATE FUNCTION orders.${trigger}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused at commit'; END $$`);
+    await s.pool.query(
+      `CREATE CONSTRAINT TRIGGER ${trigger} AFTER UPDATE ON orders.orders DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.uuid = '${o.uuid}') EXECUTE FUNCTION orders.${trigger}()`,
+    );
+    try {
+      const res = await s.gql<any>(s.urls.orders, u.shop, AMEND_ORDER, { uuid: o.uuid, input: { orderLines: lines([1, 'SKU-X', 8]) } });
+      expect(res.errors?.[0]?.extensions?.problem?.extensions?.reason).toBe('unexpected-error');
+    } finally {
+      await s.pool.query(`DROP TRIGGER ${trigger} ON orders.orders`);
+      await s.pool.query(`DROP FUNCTION orders.${trigger}()`);
+    }
+    const after = (await s.ok<any>(u.backOffice, ORDER, { uuid: o.uuid })).order;
+    expect(after.orderLines.map((l: any) => l.quantity)).toEqual([3]);
+    expect(after.fulfilments.map((f: any) => [f.uuid, f.supplierLocation.code])).toEqual(c.fulfilments.map((f: any) => [f.uuid, 'berlin']));
+    expect(await placedIds()).toEqual(before);
+    expect((await s.pool.query('SELECT count(*)::int AS n FROM orders.stock_step WHERE order_uuid = $1', [o.uuid])).rows[0].n).toBe(0);
+  });
+
   it('a scheduled order keeps its time', async () => {
     const at = new Date(Date.now() + 86_400_000).toISOString();
     const o = await confirmed({ scheduledAt: at });

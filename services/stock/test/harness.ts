@@ -170,7 +170,7 @@ export const HOLD_STOCK = /* GraphQL */ `
   mutation ($input: HoldStockInput!) {
     holdStock(input: $input) {
       __typename
-      ... on StockHeld { orderUuid lines { lineNumber productUuid sku quantity allocations { quantity location { code countryCode printOnDemand } } } }
+      ... on StockHeld { orderUuid lines { lineNumber productUuid sku quantity allocations { quantity location { code countryCode printOnDemand } } } previousHoldIds }
       ... on StockShort { orderUuid shortages { productUuid sku requested available } }
     }
   }`;
@@ -186,6 +186,11 @@ export const RELEASE_HOLDS_AT = /* GraphQL */ `
 export const REINSTATE_HOLDS = /* GraphQL */ `
   mutation ($orderUuid: ID!, $holdIds: [ID!]!) {
     reinstateHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id lineNumber quantity status releasedAt location { code } }
+  }`;
+
+export const RESTORE_HOLDS = /* GraphQL */ `
+  mutation ($orderUuid: ID!, $holdIds: [ID!]!) {
+    restoreHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id lineNumber quantity status releasedAt location { code } }
   }`;
 
 export const CONSUME_HOLDS = /* GraphQL */ `

@@ -14,6 +14,7 @@ import {
   REINSTATE_HOLDS,
   RELEASE_HOLDS,
   RELEASE_HOLDS_AT,
+  RESTORE_HOLDS,
   setStock,
   startStock,
   stockRowsWithPlaced,
@@ -190,6 +191,90 @@ describe('placed holds released per supplier location (releaseHolds with locatio
       [1, 'a', 2, 'PLACED'],
     ]);
     expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 2, held: 2, placed: 2 }]);
+  });
+
+  it('restoreHolds undoes a hold whose order change did not commit: the very holds the order had come back, where they were, in one change', async () => {
+    const p = await h.product(team);
+    const q = await h.product(team);
+    await setStock(h, team, p.productUuid, a, 5);
+    await setStock(h, team, p.productUuid, b, 20);
+    await setStock(h, team, q.productUuid, a, 5);
+    const order = randomUUID();
+    const restore = async (holdIds: string[]) => (await h.ok(ordersService, RESTORE_HOLDS, { orderUuid: order, holdIds })).restoreHolds as any[];
+    // Nothing held before: the first hold says so, and undoing it releases everything.
+    const first = await hold(order, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 3 }]);
+    expect(first.previousHoldIds).toEqual([]);
+    expect((await restore([])).map((x) => [x.lineNumber, x.location.code, x.status])).toEqual([[1, 'a', 'RELEASED']]);
+    expect(await rows(p.productUuid)).toEqual([
+      { code: 'a', on_hand: 5, held: 0, placed: 0 },
+      { code: 'b', on_hand: 20, held: 0, placed: 0 },
+    ]);
+
+    // Held at a, which covers both lines; an amendment of line 1 to 8 moves it to b, line 2 stays.
+    await hold(order, [
+      { lineNumber: 1, productUuid: p.productUuid, quantity: 3 },
+      { lineNumber: 2, productUuid: q.productUuid, quantity: 1 },
+    ]);
+    const before = (await holdsOf(order)).filter((x) => x[3] === 'PLACED');
+    expect(before).toEqual([
+      [1, 'a', 3, 'PLACED'],
+      [2, 'a', 1, 'PLACED'],
+    ]);
+    const amended = await hold(order, [
+      { lineNumber: 1, productUuid: p.productUuid, quantity: 8 },
+      { lineNumber: 2, productUuid: q.productUuid, quantity: 1 },
+    ]);
+    expect(amended.previousHoldIds).toHaveLength(2);
+    expect(await rows(p.productUuid)).toEqual([
+      { code: 'a', on_hand: 5, held: 0, placed: 0 },
+      { code: 'b', on_hand: 20, held: 8, placed: 8 },
+    ]);
+    expect((await holdsOf(order)).filter((x) => x[3] === 'PLACED')).toEqual([
+      [1, 'b', 8, 'PLACED'],
+      [2, 'a', 1, 'PLACED'],
+    ]);
+
+    // Undone: line 1 back at a (3), not held anew (holding the old lines again would prefer b); line 2 untouched.
+    const seq = await lastOutboxSeq(h);
+    const changed = await restore(amended.previousHoldIds);
+    expect(changed.map((x) => [x.lineNumber, x.location.code, x.quantity, x.status]).sort()).toEqual([
+      [1, 'a', 3, 'PLACED'],
+      [1, 'b', 8, 'RELEASED'],
+    ]);
+    expect(await rows(p.productUuid)).toEqual([
+      { code: 'a', on_hand: 5, held: 3, placed: 3 },
+      { code: 'b', on_hand: 20, held: 0, placed: 0 },
+    ]);
+    const placedNow = (await h.pool.query(`SELECT id::text FROM stock.stock_hold WHERE order_uuid = $1 AND status = 'placed' ORDER BY id`, [order])).rows.map((r) => r.id);
+    expect(placedNow).toEqual([...amended.previousHoldIds].sort((x, y) => Number(x) - Number(y)));
+    // One event for the product whose figure moved (25 - 8 back to 25 - 3), none for q.
+    expect((await outboxAfter(h, seq)).map((e) => [e.event_key, (e.envelope.payload as any).previousStock, (e.envelope.payload as any).stock])).toEqual([[p.productUuid, 17, 22]]);
+
+    // Again: nothing.
+    const seq2 = await lastOutboxSeq(h);
+    expect(await restore(amended.previousHoldIds)).toEqual([]);
+    expect(await outboxAfter(h, seq2)).toEqual([]);
+  });
+
+  it('restoreHolds is refused while stock the order gave up was sold meanwhile (409 naming it, nothing changes)', async () => {
+    const p = await h.product(team);
+    await setStock(h, team, p.productUuid, a, 3);
+    await setStock(h, team, p.productUuid, b, 10);
+    const order = randomUUID();
+    await hold(order, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 3 }]); // a
+    const amended = await hold(order, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 6 }]); // b
+    await hold(randomUUID(), [{ lineNumber: 1, productUuid: p.productUuid, quantity: 2 }]); // a: 2 of the 3 given up
+    const seq = await lastOutboxSeq(h);
+    expect(await h.problem(ordersService, RESTORE_HOLDS, { orderUuid: order, holdIds: amended.previousHoldIds })).toMatchObject({
+      problemType: 'stock-unavailable',
+      extensions: { shortages: [{ productUuid: p.productUuid, requested: 3, available: 1 }] },
+    });
+    expect(await rows(p.productUuid)).toEqual([
+      { code: 'a', on_hand: 3, held: 2, placed: 2 },
+      { code: 'b', on_hand: 10, held: 6, placed: 6 },
+    ]);
+    expect(await outboxAfter(h, seq)).toEqual([]);
+    expect(await h.problem(channelOf(team), RESTORE_HOLDS, { orderUuid: order, holdIds: [] })).toMatchObject({ problemType: 'forbidden' });
   });
 
   it('concurrent releases of one location release once', async () => {

@@ -16,7 +16,10 @@ export interface Shortage {
   available: number;
 }
 
-export type HoldOutcome = { kind: 'held'; lines: HeldLine[] } | { kind: 'short'; shortages: Shortage[] };
+export type HoldOutcome =
+  /** `previousHoldIds`: the order's placed holds before (restoreHolds with them undoes the hold). */
+  | { kind: 'held'; lines: HeldLine[]; previousHoldIds: string[] }
+  | { kind: 'short'; shortages: Shortage[] };
 
 /**
  * What orders needs from the stock service: its hold API. Holding again for the same order
@@ -32,6 +35,12 @@ export interface StockApi {
   releaseHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]>;
   /** Undoes releaseHolds for these holds (the change that released them did not commit). */
   reinstateHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
+  /**
+   * Undoes holdStock (the change that held did not commit): the order's placed holds become
+   * exactly `holdIds`, its answer's previousHoldIds. A Problem `stock-unavailable` when stock
+   * sold since cannot be held again (nothing changed).
+   */
+  restoreHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
   consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void>;
   /**
    * Gives the stock consumed for the order's fulfilments at these supplier locations (sent, never
@@ -64,12 +73,13 @@ const HOLD = /* GraphQL */ `
   mutation ($input: HoldStockInput!) {
     holdStock(input: $input) {
       __typename
-      ... on StockHeld { lines { lineNumber productUuid quantity allocations { location { code countryCode } quantity } } }
+      ... on StockHeld { lines { lineNumber productUuid quantity allocations { location { code countryCode } quantity } } previousHoldIds }
       ... on StockShort { shortages { productUuid sku requested available } }
     }
   }`;
 const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { releaseHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
 const REINSTATE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reinstateHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
+const RESTORE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { restoreHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
 const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber } }`;
 const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
 const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
@@ -129,7 +139,7 @@ export class StockClient implements StockApi {
       throw err;
     }
     const r = data.holdStock;
-    if (r?.__typename === 'StockHeld') return { kind: 'held', lines: r.lines };
+    if (r?.__typename === 'StockHeld') return { kind: 'held', lines: r.lines, previousHoldIds: r.previousHoldIds };
     if (r?.__typename === 'StockShort') return { kind: 'short', shortages: r.shortages };
     throw new StockUnavailableError('holdStock gave no result');
   }
@@ -142,6 +152,10 @@ export class StockClient implements StockApi {
 
   async reinstateHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
     await this.call(REINSTATE, { orderUuid, holdIds });
+  }
+
+  async restoreHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
+    await this.call(RESTORE, { orderUuid, holdIds });
   }
 
   async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void> {

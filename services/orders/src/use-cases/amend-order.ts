@@ -16,7 +16,7 @@ import { orderEvents } from './events';
 import { requireActiveTeam } from './create-order';
 import { stateOf } from './change-order';
 import { followStock } from './stock-fulfillability';
-import { applyMove, asDraftFulfilments, changeContext, restoreHolds, stockShortProblem } from './transitions';
+import { applyMove, asDraftFulfilments, changeContext, releaseHolds, stockShortProblem, undoHoldOnRollback } from './transitions';
 
 /** What `PUT .../lines` answers besides the order. */
 export interface Amendment extends LineDiff {
@@ -87,8 +87,7 @@ export async function amendOrderLines(
       }
       if (wanted.length === 0 && order.stockHeld) {
         // A draft that reserved stock and is left with no lines holds nothing, as one that never reserved.
-        restoreHolds(ctx, order);
-        await unit.stock.releaseHolds(order.uuid);
+        await releaseHolds(ctx, order);
         next.stockHeld = false;
       } else if (order.stockHeld || order.fulfilments.length > 0) {
         const outcome = await unit.stock.holdStock({
@@ -100,7 +99,7 @@ export async function amendOrderLines(
           const short = stockShortProblem(next, outcome.shortages);
           throw amendmentRefused(refusal('stock-held', `The changed lines cannot be held: ${short.message}`), { shortSkus: short.extensions.shortSkus });
         }
-        restoreHolds(ctx, order);
+        undoHoldOnRollback(ctx, order.uuid, outcome);
         next.stockHeld = true;
         if (order.fulfilments.length > 0) {
           const at = ctx.now;

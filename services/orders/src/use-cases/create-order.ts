@@ -14,7 +14,7 @@ import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, te
 import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { followStock } from './stock-fulfillability';
-import { applyMove, changeContext, holdLines, releaseHolds, restoreHolds, stockShortProblem, type ChangeContext } from './transitions';
+import { applyMove, changeContext, holdLines, releaseHolds, stockShortProblem, undoHoldOnRollback, type ChangeContext } from './transitions';
 
 /** Imported in one call at most (all or none). */
 export const IMPORT_LIMIT = 100;
@@ -216,7 +216,7 @@ async function writeNewOrder(ctx: ChangeContext, spec: NewOrderSpec): Promise<Or
     const outcome = await holdLines(ctx.unit.stock, order, order.lines);
     // All or nothing: a short answer held nothing, so there is nothing to give back.
     if (outcome.kind === 'short') throw stockShortProblem(order, outcome.shortages);
-    restoreHolds(ctx, order);
+    undoHoldOnRollback(ctx, order.uuid, outcome);
     order.stockHeld = true;
   }
   order.fulfillableStatus = await followStock(tx, order, order.lines, { known: false, figures: spec.figures });
@@ -276,7 +276,7 @@ export async function replaceOrder(ctx: ChangeContext, existing: Order, wanted: 
   if (reserve) {
     const outcome = await holdLines(ctx.unit.stock, existing, lines);
     if (outcome.kind === 'short') throw stockShortProblem(next, outcome.shortages);
-    restoreHolds(ctx, existing);
+    undoHoldOnRollback(ctx, existing.uuid, outcome);
     next.stockHeld = true;
   } else if (existing.stockHeld) {
     await releaseHolds(ctx, existing);

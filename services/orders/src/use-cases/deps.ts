@@ -135,7 +135,7 @@ export function stockUnavailable(detail = 'Stock could not be checked right now;
 /**
  * `deps.stock` with each order journaled (stock_step, committed) before its first step in this
  * change (hold, release, consume, return), and the row deleted by the change's COMMIT. The
- * compensations (reinstate, reconsume) and reads pass straight through. `journaled` collects the
+ * compensations (reinstate, restore, reconsume) and reads pass straight through. `journaled` collects the
  * orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone);
  * `outcome.uncertain` is set when a step failed other than by stock's own refusal (a time-out, a
  * lost connection): whether it was done is unknown, so its row must stay for the repair.
@@ -194,6 +194,7 @@ function journaledStock(
     consumeHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.consumeHolds(orderUuid, locationCodes)),
     returnHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.returnHolds(orderUuid, locationCodes)),
     reinstateHolds: (orderUuid, holdIds) => direct().reinstateHolds(orderUuid, holdIds),
+    restoreHolds: (orderUuid, holdIds) => direct().restoreHolds(orderUuid, holdIds),
     reconsumeHolds: (orderUuid, holdIds) => direct().reconsumeHolds(orderUuid, holdIds),
     orderHolds: (orderUuid) => direct().orderHolds(orderUuid),
   };

@@ -84,19 +84,13 @@ export async function holdLines(stock: StockApi, order: Pick<Order, 'uuid' | 'te
 }
 
 /**
- * Compensation: puts the order's holds back as they were before this change (held for its
- * previous lines, or none).
+ * Compensation of a hold this change made: the order's placed holds become again exactly those it
+ * had before (none, or those of its previous lines at the warehouses its fulfilments name; holding
+ * the previous lines anew could allocate elsewhere).
  */
-export function restoreHolds(ctx: ChangeContext, before: Pick<Order, 'uuid' | 'teamCode' | 'lines' | 'stockHeld'>): void {
-  ctx.unit.onRollback(async () => {
-    if (before.stockHeld && holdableLines(before.lines).length > 0) {
-      const held = await ctx.deps.stock.holdStock({ teamCode: before.teamCode, orderUuid: before.uuid, lines: holdableLines(before.lines) });
-      // Sold in the meantime: not undone, so the journal row stays and the stock repair moves the order.
-      if (held.kind === 'short') throw new Error(`the stock order ${before.uuid} gave up was sold meanwhile`);
-    } else {
-      await ctx.deps.stock.releaseHolds(before.uuid);
-    }
-  });
+export function undoHoldOnRollback(ctx: ChangeContext, orderUuid: string, held: Extract<HoldOutcome, { kind: 'held' }>): void {
+  // Stock sold in the meantime is refused: not undone, so the journal row stays and the stock repair moves the order.
+  ctx.unit.onRollback(() => ctx.deps.stock.restoreHolds(orderUuid, held.previousHoldIds));
 }
 
 /**
@@ -230,7 +224,7 @@ async function ensureFulfilments(ctx: ChangeContext, order: Order, next: Order, 
   const method = await confirmationChecks(ctx, order, shippingMethodCode);
   const outcome = await holdLines(ctx.unit.stock, order, order.lines);
   if (outcome.kind === 'short') throw stockShortProblem(order, outcome.shortages);
-  restoreHolds(ctx, order);
+  undoHoldOnRollback(ctx, order.uuid, outcome);
   const at = next.updatedAt;
   const built = buildFulfilments(order.lines, outcome.lines as HeldLine[], { newUuid: () => newUuidOf(ctx.deps), method });
   await insertFulfilments(ctx.tx, order.uuid, built, at);

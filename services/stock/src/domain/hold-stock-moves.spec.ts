@@ -1,4 +1,4 @@
-import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, returnableHolds, takeAgain } from './hold-stock-moves';
+import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, restoration, returnableHolds, takeAgain } from './hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type StockHold } from './model';
 
 const P = '00000000-0000-4000-8000-000000000001';
@@ -141,6 +141,38 @@ describe('reinstating released holds (a release undone)', () => {
     // A stock row that is gone has nothing to sell; a count below what is held, nothing either.
     expect(reinstatementShortages(holds.slice(0, 1), [level(P, A, 1, 3)])).toEqual([{ productUuid: P, sku: 'P', requested: 2, available: 0 }]);
     expect(reinstatementShortages(holds.slice(3, 4), [])).toEqual([{ productUuid: Q, sku: 'Q', requested: 4, available: 0 }]);
+  });
+});
+
+describe('restoring the holds an order had before a hold change that did not commit', () => {
+  const releasedAt = new Date(1);
+  const ids = (...hs: StockHold[]) => new Set(hs.map((h) => h.id));
+
+  it('releases the placed holds not named and places the named released ones again', () => {
+    // Before: line 1 at A (released by the change), line 2 at B (kept); the change placed line 1 at B.
+    const oldAtA = hold({ productUuid: P, warehouseId: A, quantity: 3, status: 'released', releasedAt });
+    const kept = hold({ productUuid: Q, warehouseId: B, quantity: 1, lineNumber: 2 });
+    const newAtB = hold({ productUuid: P, warehouseId: B, quantity: 8 });
+    const consumed = hold({ productUuid: Q, warehouseId: A, quantity: 1, lineNumber: 3, status: 'consumed', consumedAt: releasedAt });
+    expect(restoration([oldAtA, kept, newAtB, consumed], ids(oldAtA, kept, consumed))).toEqual({ release: [newAtB], reinstate: [oldAtA] });
+  });
+
+  it('a hold placed by the change at the old location is released first, so the old one comes back (the same line, the same warehouse)', () => {
+    const old = hold({ productUuid: P, warehouseId: A, quantity: 3, status: 'released', releasedAt });
+    const larger = hold({ productUuid: P, warehouseId: A, quantity: 5 });
+    expect(restoration([old, larger], ids(old))).toEqual({ release: [larger], reinstate: [old] });
+  });
+
+  it('nothing named: every placed hold is released (the order held nothing before)', () => {
+    const a = hold({ productUuid: P, warehouseId: A, quantity: 3 });
+    const pod = hold({ productUuid: Q, warehouseId: null, quantity: 2, lineNumber: 2 });
+    expect(restoration([a, pod], ids())).toEqual({ release: [a, pod], reinstate: [] });
+  });
+
+  it('restoring what is already there changes nothing (undoing twice)', () => {
+    const a = hold({ productUuid: P, warehouseId: A, quantity: 3 });
+    const gone = hold({ productUuid: P, warehouseId: B, quantity: 3, status: 'released', releasedAt });
+    expect(restoration([a, gone], ids(a))).toEqual({ release: [], reinstate: [] });
   });
 });
 

@@ -103,6 +103,19 @@ export function reinstatementShortages(holds: readonly StockHold[], levels: read
   return [...byProduct.values()].filter((p) => p.short).map(({ short: _short, ...shortage }) => shortage);
 }
 
+/**
+ * What puts an order's placed holds back to exactly `ids` (the holds it had before a hold change
+ * that did not commit, which holdStock answers): its placed holds not named are released, its
+ * released holds named are placed again, unless a hold that stays placed already holds that line
+ * at that location. Applying it twice changes nothing the second time.
+ */
+export function restoration(holds: readonly StockHold[], ids: ReadonlySet<string>): { release: StockHold[]; reinstate: StockHold[] } {
+  const placed = holdsAt(holds, 'placed');
+  const release = placed.filter((h) => !ids.has(h.id));
+  const staying = placed.filter((h) => ids.has(h.id));
+  return { release, reinstate: reinstatableHolds([...staying, ...holdsAt(holds, 'released')], ids) };
+}
+
 /** Reinstating released holds (a release undone): `held` goes up by their quantities again, on hand stays. */
 export function reinstatement(holds: readonly StockHold[]): LevelDelta[] {
   return plan(holds, new Map(), (h) => ({ held: h.quantity, onHand: 0, taken: 0 })).deltas;

@@ -48,6 +48,8 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
       ctx.stock.releaseHolds(ctx.identity, args.orderUuid, args.locationCodes),
     reinstateHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
       ctx.stock.reinstateHolds(ctx.identity, args.orderUuid, args.holdIds),
+    restoreHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
+      ctx.stock.restoreHolds(ctx.identity, args.orderUuid, args.holdIds),
     consumeHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
       ctx.stock.consumeHolds(ctx.identity, args.orderUuid, args.locationCodes),
     returnHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>

@@ -12,6 +12,7 @@ import {
   reinstatement,
   reinstatementShortages,
   release,
+  restoration,
   returnableHolds,
   takeAgain,
   type LevelDelta,
@@ -43,7 +44,13 @@ export interface HeldLine {
 }
 
 export type HoldResult =
-  | { kind: 'held'; orderUuid: string; lines: HeldLine[] }
+  | {
+      kind: 'held';
+      orderUuid: string;
+      lines: HeldLine[];
+      /** The order's placed holds before this change: restoreHolds with them undoes it exactly. */
+      previousHoldIds: string[];
+    }
   | { kind: 'short'; orderUuid: string; shortages: Shortage[] };
 
 /**
@@ -148,6 +155,7 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
       result: {
         kind: 'held',
         orderUuid,
+        previousHoldIds: existing.map((h) => h.id),
         lines: allocation.lines.map((l) => ({
           lineNumber: l.lineNumber,
           productUuid: l.productUuid,
@@ -198,6 +206,57 @@ export async function reinstateHolds(deps: StockDeps, identity: Identity, orderU
     refusal: reinstatementRefusal,
     write: (tx, holds) => reinstateReleasedHolds(tx, holds.map((h) => h.id)),
     result: (h) => ({ ...h, status: 'placed', releasedAt: null }),
+  });
+}
+
+/**
+ * Compensation of holdStock: the order change that held did not commit, so the order still counts
+ * on the holds it had before (holdStock's `previousHoldIds`, none when it held nothing). Its placed
+ * holds become exactly those: the ones the hold placed are released, the ones it released are
+ * placed again, at the very warehouses the order's fulfilments name (holding the old lines anew
+ * could allocate elsewhere). In one change, so a figure never shows half of it; restoring again
+ * changes nothing. Refused, changing nothing, when stock sold since cannot be held again.
+ */
+export async function restoreHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+  authoriseHolds(identity);
+  const order = orderOfWithHoldIds(orderUuid, holdIds);
+  const ids = new Set(holdIds);
+  return changeWithEvents(deps, async (tx) => {
+    // Decided on all the order's holds (read under its lock): a hold that stays placed keeps its line's old one out.
+    let plan: { release: StockHold[]; reinstate: StockHold[] } = { release: [], reinstate: [] };
+    const locked = await lockOrderHolds(deps, tx, order, null, (holds) => {
+      plan = restoration(holds, ids);
+      return [...plan.release, ...plan.reinstate];
+    });
+    if (!locked) return { result: [], events: [] };
+    const { products, levels, before } = locked;
+    const { release: out, reinstate: back } = plan;
+    const released = release(out);
+    // What the warehouses can sell once the change's own holds are given back.
+    const freed = new Map(released.map((d) => [levelKey(d.productUuid, d.warehouseId), d.held]));
+    const refused = reinstatementRefusal(
+      back,
+      levels.map((l) => ({ ...l, held: l.held + (freed.get(levelKey(l.productUuid, l.warehouse.id)) ?? 0) })),
+    );
+    if (refused) throw refused;
+    const at = nowOf(deps);
+    await releasePlacedHolds(tx, out.map((h) => h.id), at);
+    await reinstateReleasedHolds(tx, back.map((h) => h.id));
+    const deltas = new Map<string, LevelDelta>();
+    for (const d of [...released, ...reinstatement(back)]) {
+      const k = levelKey(d.productUuid, d.warehouseId);
+      const sum = deltas.get(k) ?? { ...d, held: 0, onHand: 0 };
+      sum.held += d.held;
+      deltas.set(k, sum);
+    }
+    const moves = [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse);
+    await applyHoldDeltas(tx, moves);
+    const after = snapshots(products, levels, new Map(moves.map((d) => [levelKey(d.productUuid, d.warehouseId), d])));
+    const result = [
+      ...out.map((h) => ({ ...h, status: 'released' as const, releasedAt: at })),
+      ...back.map((h) => ({ ...h, status: 'placed' as const, releasedAt: null })),
+    ];
+    return { result, events: stockLevelEvents(before, after, at) };
   });
 }
 

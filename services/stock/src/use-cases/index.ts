@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import type { Identity } from '@pf/platform/identity';
 import type { StockDeps } from './deps';
-import { consumeHolds, holdStock, orderHolds, reconsumeHolds, reinstateHolds, releaseHolds, returnHolds, type HoldStockInput } from './holds';
+import { consumeHolds, holdStock, orderHolds, reconsumeHolds, reinstateHolds, releaseHolds, restoreHolds, returnHolds, type HoldStockInput } from './holds';
 import { applyCatalogProductEvent } from './product-read-model';
 import { adjustStock, productStocks, setStock, stockAdjustments, stockLevels, stockLevelsOf, warehouseStockOf, type AdjustStockInput, type ProductStock, type SetStockInput } from './stock';
 import { createWarehouse, getWarehouse, listWarehouses, updateWarehouse, type CreateWarehouseInput, type UpdateWarehouseInput } from './warehouses';
@@ -56,6 +56,9 @@ export class StockUseCases {
   }
   reinstateHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
     return reinstateHolds(this.deps, identity, orderUuid, holdIds);
+  }
+  restoreHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
+    return restoreHolds(this.deps, identity, orderUuid, holdIds);
   }
   consumeHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
     return consumeHolds(this.deps, identity, orderUuid, locationCodes);
