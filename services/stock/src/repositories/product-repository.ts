@@ -1,7 +1,7 @@
 import type { ActiveState, ProductState } from '@pf/platform/events/catalog';
 import type { ProductFacts } from '../domain/model';
 import type { RawSql } from '@pf/platform/outbox/sql';
-import { noRead, read, type Read } from '@pf/platform/db/transaction';
+import { noRead, type Read } from '@pf/platform/db/transaction';
 import { changed, readRows, rowsOf, type Sql } from './db';
 
 interface ProductRow {
@@ -89,10 +89,6 @@ export function lockProductsRead(uuids: readonly string[]): Read<ProductFacts[]>
     [[...new Set(uuids)]],
     (rows) => rows.map(toFacts),
   );
-}
-
-export function lockProducts(sql: Sql, uuids: readonly string[]): Promise<ProductFacts[]> {
-  return read(sql, lockProductsRead(uuids));
 }
 
 /** Up to `limit` product uuids after `after` (keyset, uuid order), deleted ones included. */

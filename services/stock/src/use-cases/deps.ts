@@ -3,11 +3,12 @@ import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { StockLevelChanged } from '@pf/platform/events/stock';
 import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
-import { inPgTransaction, isRetryableConflict, type PgTransaction } from '@pf/platform/db/transaction';
+import { inPgTransaction, isRetryableConflict, noRead, type PgTransaction, type Read } from '@pf/platform/db/transaction';
 import { deferToOutbox, newEvent } from '@pf/platform/outbox/outbox';
 import type { PrismaClient } from '../generated/prisma/client';
 import type { ProductFacts } from '../domain/model';
 import { figureChanges, type FigureSnapshot } from '../domain/stock-figure';
+import { readRows } from '../repositories/db';
 import { figuresOfProducts } from '../repositories/stock-repository';
 
 /** The Postgres schema stock owns; its outbox_event and inbox_event tables are in it. */
@@ -29,8 +30,16 @@ export interface StockDeps {
 /** A write transaction (changeWithEvents commits or rolls back). */
 export type Tx = PgTransaction;
 
-export function nowOf(deps: StockDeps): Date {
-  return deps.now?.() ?? new Date();
+/**
+ * When a change of products' figures happens: the database's clock, read once their rows are
+ * locked (send it after the lock). Consumers keep the figure with the newest `changedAt`; stamped
+ * by the replica that made the change, two changes of one product made by replicas whose clocks
+ * differ could be stamped out of order and the newer figure ignored. One clock, read under the
+ * product's lock, orders them as they happened. A pinned test clock wins.
+ */
+export function changeTimeRead(deps: StockDeps): Read<Date> {
+  if (deps.now) return noRead(deps.now());
+  return readRows<{ at: Date }, Date>('SELECT clock_timestamp() AS at', [], (rows) => rows[0]!.at);
 }
 
 /** How many times a transaction that lost a serialization or deadlock race is run again. */

@@ -24,7 +24,7 @@ import { holdLinesViolations, uuidViolations, type HoldLineInput } from '../doma
 import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
 import { lockProductsRead } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsRead } from '../repositories/stock-repository';
-import { actorOf, changeWithEvents, nowOf, stockLevelEvents, type StockDeps, type Tx } from './deps';
+import { actorOf, changeTimeRead, changeWithEvents, stockLevelEvents, type StockDeps, type Tx } from './deps';
 
 export interface HoldStockInput {
   /** The order's team: every product must be one of its products. */
@@ -58,7 +58,7 @@ export type HoldResult =
  * (an amendment sends the new complete set of lines; the same lines again change nothing).
  *
  * Concurrency: the order's advisory lock, then the rows of every product involved, in uuid order
- * (see lockProducts). Two orders racing for the last units therefore run one after the other:
+ * (see lockProductsRead). Two orders racing for the last units therefore run one after the other:
  * the second sees the first's holds and gets what is left, or a shortage; stock never goes
  * negative and the fixed order leaves no room for deadlocks.
  */
@@ -81,7 +81,7 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     }
     // The products locked, then their levels read under the locks: one round trip.
     const involved = [...new Set([...lines.map((l) => l.productUuid), ...existing.map((h) => h.productUuid)])];
-    const [products, levels] = await tx.reads([lockProductsRead(involved), levelsRead(involved)]);
+    const [products, levels, at] = await tx.reads([lockProductsRead(involved), levelsRead(involved), changeTimeRead(deps)]);
     const byUuid = new Map(products.map((p) => [p.uuid, p]));
     const unknown = lines.flatMap((l, i) =>
       byUuid.get(l.productUuid)?.teamCode === input.teamCode
@@ -138,7 +138,6 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     };
     for (const h of released) addDelta(h.productUuid, h.warehouseId, -h.quantity);
     for (const h of placed) addDelta(h.productUuid, h.warehouseId, h.quantity);
-    const at = nowOf(deps);
     const after = snapshots(products, levels, deltas);
     const events = stockLevelEvents(before, after, at);
     // The change and its events in one statement, sent with COMMIT (the products stay locked until then).
@@ -229,7 +228,7 @@ export async function restoreHolds(deps: StockDeps, identity: Identity, orderUui
       return [...plan.release, ...plan.reinstate];
     });
     if (!locked) return { result: [], events: [] };
-    const { products, levels, before } = locked;
+    const { products, levels, before, at } = locked;
     const { release: out, reinstate: back } = plan;
     const released = release(out);
     // What the warehouses can sell once the change's own holds are given back.
@@ -239,7 +238,6 @@ export async function restoreHolds(deps: StockDeps, identity: Identity, orderUui
       levels.map((l) => ({ ...l, held: l.held + (freed.get(levelKey(l.productUuid, l.warehouse.id)) ?? 0) })),
     );
     if (refused) throw refused;
-    const at = nowOf(deps);
     await releasePlacedHolds(tx, out.map((h) => h.id), at);
     await reinstateReleasedHolds(tx, back.map((h) => h.id));
     const deltas = new Map<string, LevelDelta>();
@@ -294,10 +292,9 @@ async function changeHeld(
   return changeWithEvents(deps, async (tx) => {
     const locked = await lockOrderHolds(deps, tx, order, how.status, how.select);
     if (!locked) return { result: [], events: [] };
-    const { holds, products, levels, before } = locked;
+    const { holds, products, levels, before, at } = locked;
     const refused = how.refusal?.(holds, levels);
     if (refused) throw refused;
-    const at = nowOf(deps);
     const deltas = how.rule(holds);
     await how.write(tx, holds, at);
     await applyHoldDeltas(tx, deltas);
@@ -377,13 +374,13 @@ async function lockOrderHolds(
   order: string,
   status: StockHold['status'] | null,
   select: (holds: StockHold[]) => StockHold[],
-): Promise<{ holds: StockHold[]; products: ProductFacts[]; levels: WarehouseStock[]; before: FigureSnapshot[] } | null> {
+): Promise<{ holds: StockHold[]; products: ProductFacts[]; levels: WarehouseStock[]; before: FigureSnapshot[]; at: Date } | null> {
   const [, all] = await tx.reads([lockOrderRead(order), holdsOfOrderRead(order, deps.podCountryCode, status ?? undefined)]);
   const holds = select(all);
   if (holds.length === 0) return null;
   const involved = [...new Set(holds.map((h) => h.productUuid))];
-  const [products, levels] = await tx.reads([lockProductsRead(involved), levelsRead(involved)]);
-  return { holds, products, levels, before: snapshots(products, levels, new Map()) };
+  const [products, levels, at] = await tx.reads([lockProductsRead(involved), levelsRead(involved), changeTimeRead(deps)]);
+  return { holds, products, levels, before: snapshots(products, levels, new Map()), at };
 }
 
 function orderOf(orderUuid: string): string {
@@ -425,8 +422,7 @@ async function moveOrderHolds(
   return changeWithEvents(deps, async (tx) => {
     const locked = await lockOrderHolds(deps, tx, order, how.move.from, how.select);
     if (!locked) return { result: [], events: [] };
-    const { holds, products, levels, before } = locked;
-    const at = nowOf(deps);
+    const { holds, products, levels, before, at } = locked;
     const plan = how.rule(holds, new Map(levels.map((l) => [levelKey(l.productUuid, l.warehouse.id), l.onHand])));
     const taken = new Map(plan.moves.map((m) => [m.hold.id, m.taken]));
     for (const m of plan.moves) {

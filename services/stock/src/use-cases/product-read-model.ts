@@ -9,7 +9,7 @@ import type { ProductFacts } from '../domain/model';
 import { catalogFigureEvent, revisedFigure } from '../domain/stock-figure';
 import { applyProductState, insertUnknownProducts, lockProductsRead, productUuidsAfter } from '../repositories/product-repository';
 import { figuresOfProducts } from '../repositories/stock-repository';
-import { changeWithEvents, nowOf, STOCK_SCHEMA, type StockDeps } from './deps';
+import { changeTimeRead, changeWithEvents, STOCK_SCHEMA, type StockDeps } from './deps';
 
 /** The inbox consumer name of the product read model. */
 export const PRODUCT_READ_MODEL_CONSUMER = 'stock.product-read-model';
@@ -38,7 +38,7 @@ export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnve
     let outcome: ProductEventOutcome = 'stale';
     let events: OutgoingEvent[] = [];
     const applied = await applyOnce((fn) => fn(pgSql(tx)), STOCK_SCHEMA, PRODUCT_READ_MODEL_CONSUMER, event, async () => {
-      const [known] = await tx.reads([lockProductsRead([productUuid])]);
+      const [known, at] = await tx.reads([lockProductsRead([productUuid]), changeTimeRead(deps)]);
       // A row the demo seeder wrote (version 0) was never announced.
       const announced = known.some((p) => p.version > 0);
       const [before] = announced ? await figuresOfProducts(tx, [productUuid]) : [undefined];
@@ -48,7 +48,7 @@ export async function applyCatalogProductEvent(deps: StockDeps, event: EventEnve
       const revised = after ? revisedFigure(before, after) : null;
       if (revised) {
         const figureEvent = catalogFigureEvent(revised, state.deleted);
-        const changedAt = nowOf(deps).toISOString();
+        const changedAt = at.toISOString();
         events = [
           figureEvent.kind === 'changed'
             ? newEvent(StockLevelChanged, productUuid, { ...figureEvent.figure, changedAt })
@@ -87,11 +87,10 @@ export async function announceFigures(deps: StockDeps, opts: { batchSize?: numbe
     const count: number = await changeWithEvents(deps, async (tx) => {
       const batch = await productUuidsAfter(tx, from, batchSize);
       if (batch.length === 0) return { result: 0, events: [] };
-      await tx.reads([lockProductsRead(batch)]);
-      const at = nowOf(deps).toISOString();
+      const [, at] = await tx.reads([lockProductsRead(batch), changeTimeRead(deps)]);
       const figures = await figuresOfProducts(tx, batch);
       after = batch[batch.length - 1]!;
-      const events = figures.map((f) => newEvent(StockLevelRevised, f.productUuid, { ...revisedFigure(undefined, f)!, changedAt: at }));
+      const events = figures.map((f) => newEvent(StockLevelRevised, f.productUuid, { ...revisedFigure(undefined, f)!, changedAt: at.toISOString() }));
       return { result: events.length, events };
     });
     if (count === 0) return announced;

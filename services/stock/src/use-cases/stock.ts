@@ -5,10 +5,10 @@ import { feedPage } from '../domain/feed';
 import type { ProductFacts, StockAdjustment, StockLevelRow, WarehouseStock } from '../domain/model';
 import { stockFigure } from '../domain/stock-figure';
 import { deltaViolations, isUuid, MAX_QUANTITY, quantityViolations, reasonViolations, uuidViolations } from '../domain/validation';
-import { findProducts, lockProducts } from '../repositories/product-repository';
+import { findProducts, lockProductsRead } from '../repositories/product-repository';
 import { feedPage as readFeedPage, feedRowsOf, findLevel, insertAdjustment, levelsOf, listAdjustments, saveOnHand } from '../repositories/stock-repository';
 import { shareWarehouse } from '../repositories/warehouse-repository';
-import { actorOf, changeWithEvents, figuresOf, nowOf, stockLevelEvents, type StockDeps } from './deps';
+import { actorOf, changeTimeRead, changeWithEvents, figuresOf, stockLevelEvents, type StockDeps } from './deps';
 import { warehouseNotFound } from './warehouses';
 
 export interface SetStockInput {
@@ -86,12 +86,11 @@ async function changeOnHand(
     authoriseChange(identity, warehouse, () => warehouseNotFound(input.warehouseId));
     const idViolations = uuidViolations(input.productUuid, 'input.productUuid');
     if (idViolations.length > 0 || violations.length > 0) throw Problem.validation([...idViolations, ...violations]);
-    const [product] = await lockProducts(tx, [input.productUuid]);
+    const [[product], at] = await tx.reads([lockProductsRead([input.productUuid]), changeTimeRead(deps)]);
     if (!product || product.teamCode !== warehouse!.teamCode) throw productNotFound(input.productUuid);
     const before = await figuresOf(tx, [product]);
     const onHand = (await findLevel(tx, product.uuid, warehouse!.id))?.onHand ?? 0;
     const onHandAfter = next(onHand);
-    const at = nowOf(deps);
     await saveOnHand(tx, { productUuid: product.uuid, warehouseId: warehouse!.id, teamCode: product.teamCode, onHand: onHandAfter });
     await insertAdjustment(tx, {
       teamCode: product.teamCode,

@@ -4,7 +4,7 @@ import { Problem, type Violation } from '@pf/platform/problems';
 import { authoriseChange, authoriseWarehouseStockRead, maySeeTeam, teamForBackOfficeRead, teamForChange } from '../domain/authorisation';
 import type { Warehouse } from '../domain/model';
 import { countryCodeViolations, isUuid, nameViolations, warehouseCodeViolations } from '../domain/validation';
-import { lockProducts } from '../repositories/product-repository';
+import { lockProductsRead } from '../repositories/product-repository';
 import {
   findWarehouse,
   insertWarehouse,
@@ -14,7 +14,7 @@ import {
   productsStockedIn,
   updateWarehouse as saveWarehouse,
 } from '../repositories/warehouse-repository';
-import { changeWithEvents, figuresOf, nowOf, stockLevelEvents, type StockDeps } from './deps';
+import { changeTimeRead, changeWithEvents, figuresOf, stockLevelEvents, type StockDeps } from './deps';
 
 export interface CreateWarehouseInput {
   /** Service identities name the team; a back-office user's own team is implied. */
@@ -85,11 +85,11 @@ export async function updateWarehouse(deps: StockDeps, identity: Identity, id: s
     if (input.enabled != null && input.enabled !== current!.enabled) change.enabled = input.enabled;
     if (Object.keys(change).length === 0) return { result: current!, events: [] };
     if (change.enabled === undefined) return { result: await saveWarehouse(tx, id, change), events: [] };
-    const products = await lockProducts(tx, await productsStockedIn(tx, id));
+    const [products, at] = await tx.reads([lockProductsRead(await productsStockedIn(tx, id)), changeTimeRead(deps)]);
     const before = await figuresOf(tx, products);
     const updated = await saveWarehouse(tx, id, change);
     const after = await figuresOf(tx, products);
-    return { result: updated, events: stockLevelEvents(before, after, nowOf(deps)) };
+    return { result: updated, events: stockLevelEvents(before, after, at) };
     // A warehouse may stock the whole catalogue: one event per product (100 000 of them) may take
     // far longer than a hold. Rare, and the product locks it holds meanwhile only delay holds.
   }, { timeoutMs: 300_000 });
