@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { ProductCreated, ProductUpdated, type ProductState } from '@pf/platform/events/catalog';
+import { outgoing } from '@pf/platform/outbox/outbox';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
 import {
   ADDRESS,
@@ -249,6 +252,33 @@ describe('createOrder (POST /orders): rule O2, O3, O4, reserve, printTrailOrderN
       const atLimit = await create({ ...orderInput('o'.repeat(255)), printTrailOrderNumber: `${uniqueSuffix()}${'p'.repeat(245)}` });
       expect(atLimit.errors).toBeUndefined();
     });
+  });
+
+  it('a SKU passing from one product to another matches the product whose catalog state is newer while both still read live', async () => {
+    // The catalog created A, deleted it and gave its SKU to B; A's events arrive after B's (other
+    // partitions: a read model rebuilt from the start of the topics reads them in any order).
+    const sku = `SKU-R-${uniqueSuffix()}`;
+    const state = (productUuid: string, version: number, name: string): ProductState => ({
+      productUuid,
+      teamCode: t.teamCode,
+      sku,
+      name,
+      activeState: 'active',
+      podEnabled: false,
+      podApproved: false,
+      deleted: false,
+      version,
+    });
+    const [a, b] = [randomUUID(), randomUUID()];
+    const ago = (seconds: number) => new Date(Date.now() - seconds * 1000);
+    await s.bus.publish([outgoing(ProductCreated, ProductCreated.create(b, state(b, 1, 'B'), ago(20)))]);
+    await eventually(async () => ((await s.pool.query('SELECT 1 FROM orders.product WHERE uuid = $1', [b])).rowCount === 1 ? true : undefined));
+    await s.bus.publish([outgoing(ProductCreated, ProductCreated.create(a, state(a, 1, 'A'), ago(60)))]);
+    await s.bus.publish([outgoing(ProductUpdated, ProductUpdated.create(a, state(a, 2, 'A renamed'), ago(40)))]);
+    await eventually(async () => ((await s.pool.query('SELECT 1 FROM orders.product WHERE uuid = $1 AND version = 2', [a])).rowCount === 1 ? true : undefined));
+    const res = await create(orderInput(number(), [[sku, 1]], { strictSkus: true }));
+    expect(res.errors).toBeUndefined();
+    expect(res.data.createOrder.orderLines.map((l: any) => l.product.uuid)).toEqual([b]);
   });
 
   it('50 concurrent identical requests create exactly one order and never fail', async () => {

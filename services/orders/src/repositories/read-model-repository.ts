@@ -9,13 +9,16 @@ import type { Sql } from './order-repository';
 /** The consumer's transaction (Prisma), for the inbox and the read-model upserts. */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
-/** Newest product state by catalog version; a stale or replayed one changes nothing. */
-export async function applyProductState(db: Db, s: ProductState): Promise<boolean> {
+/**
+ * Newest product state by catalog version; a stale or replayed one changes nothing. `at` (the
+ * event's occurredAt) decides between two live products with one SKU (liveProductsRead).
+ */
+export async function applyProductState(db: Db, s: ProductState, at: Date): Promise<boolean> {
   const n = await db.$executeRawUnsafe(
-    `INSERT INTO orders.product AS p (uuid, team_code, sku, active_state, deleted, version)
-     VALUES ($1::uuid, $2, $3, $4, $5, $6)
+    `INSERT INTO orders.product AS p (uuid, team_code, sku, active_state, deleted, version, state_at)
+     VALUES ($1::uuid, $2, $3, $4, $5, $6, $7)
      ON CONFLICT (uuid) DO UPDATE SET sku = EXCLUDED.sku, active_state = EXCLUDED.active_state, deleted = EXCLUDED.deleted,
-                                      version = EXCLUDED.version
+                                      version = EXCLUDED.version, state_at = EXCLUDED.state_at
       WHERE p.version < EXCLUDED.version AND p.team_code = EXCLUDED.team_code`,
     s.productUuid,
     s.teamCode,
@@ -23,6 +26,7 @@ export async function applyProductState(db: Db, s: ProductState): Promise<boolea
     s.activeState,
     s.deleted,
     s.version,
+    at,
   );
   return n > 0;
 }
@@ -93,10 +97,16 @@ export function teamActive(db: Sql, teamCode: string): Promise<boolean | null> {
 const LIVE_PRODUCTS_BY_SKU = statement(
   'orders',
   `SELECT p.sku, p.uuid::text AS uuid, f.stock FROM orders.product p LEFT JOIN orders.stock_figure f ON f.product_uuid = p.uuid
-    WHERE p.team_code = $1 AND p.sku = ANY($2::text[]) AND NOT p.deleted`,
+    WHERE p.team_code = $1 AND p.sku = ANY($2::text[]) AND NOT p.deleted
+    ORDER BY p.state_at NULLS FIRST, p.uuid`,
 );
 
-/** The team's live products with some SKUs: their uuids by SKU, and the known stock figures (stock read model) by uuid. */
+/**
+ * The team's live products with some SKUs: their uuids by SKU, and the known stock figures (stock
+ * read model) by uuid. The catalog gives a SKU to one live product at a time, but when it passes
+ * from one product to another their events may arrive here in either order: while both read live,
+ * the SKU is the product's whose state is newer (rows come oldest first, the map keeps the last).
+ */
 export interface ProductsBySku {
   uuidBySku: Map<string, string>;
   figureByProduct: Map<string, number>;

@@ -20,7 +20,7 @@ export type ReadModelOutcome = 'applied' | 'stale' | 'duplicate' | 'ignored';
  */
 export async function applyReadModelEvent(deps: Pick<OrdersDeps, 'prisma'>, event: EventEnvelope): Promise<ReadModelOutcome> {
   let apply: ((tx: Prisma.TransactionClient) => Promise<boolean>) | undefined;
-  if (ProductCreated.is(event) || ProductUpdated.is(event) || ProductDeleted.is(event)) apply = (tx) => applyProductState(tx, event.payload);
+  if (ProductCreated.is(event) || ProductUpdated.is(event) || ProductDeleted.is(event)) apply = (tx) => applyProductState(tx, event.payload, new Date(event.occurredAt));
   else if (ShippingMethodChanged.is(event)) apply = (tx) => applyShippingMethodState(tx, event.payload);
   else if (TeamCreated.is(event) || TeamUpdated.is(event)) apply = (tx) => applyTeamState(tx, event.payload, new Date(event.occurredAt));
   else if (ChannelCreated.is(event) || ChannelUpdated.is(event)) apply = (tx) => applyChannelState(tx, event.payload, new Date(event.occurredAt));
