@@ -93,6 +93,10 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   const tokenChecks = new ChannelTokenChecks(accounts, identities, authCache);
 
   const app = express();
+  // Paths are case-sensitive (RFC 3986 section 6.2.2.1): `/ORDERS` is not a path of the document
+  // and answers 404, so a rule a proxy or firewall keeps for `/webhooks` cannot be gone round.
+  // A trailing slash is still allowed (express's non-strict routing), as the validator matches.
+  app.set('case sensitive routing', true);
   app.disable('x-powered-by');
   app.disable('etag');
   // Which peers' X-Forwarded-For is believed (spec section 5 point 8); none by default.
@@ -133,7 +137,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   );
   app.use(...requestValidator(contract.routing));
 
-  const router = express.Router({ mergeParams: true });
+  const router = express.Router({ mergeParams: true, caseSensitive: true });
   const handlerDeps: HandlerDeps = {
     gateway,
     stock: stock ?? gateway,
@@ -240,11 +244,11 @@ function channelUrlOf(req: Request, deps: HandlerDeps, channelId: string): strin
 }
 
 /**
- * What `app.use(expressPath(template), ...)` takes: the path and everything below it (express
- * matches case-insensitively), capturing the (still encoded) channel id.
+ * What `app.use(expressPath(template), ...)` takes: the path and everything below it (case-sensitive,
+ * as the edge's routing), capturing the (still encoded) channel id.
  */
 function channelPathPattern(template: string): RegExp {
-  return new RegExp(`${templateSource(template)}(?:/|$)`, 'i');
+  return new RegExp(`${templateSource(template)}(?:/|$)`);
 }
 
 /** `/v1/channels/{channelId}` -> `/v1/channels/:channelId`. */

@@ -192,12 +192,23 @@ describe('the OpenAPI contract', () => {
       ['an unknown path under a channel', `${base}/nope`],
       ['an unknown path under /v1', '/v1/nope'],
       ['an unknown path', '/nope'],
+      // Paths are case-sensitive (RFC 3986): a proxy's rule for a path cannot be gone round by its case.
+      ['a documented path in other letters', `${base}/ORDERS`],
+      ['a documented path in other letters (GET /token)', `${base}/Token`],
+      ['the base path in other letters', '/V1/CHANNELS/acme-shop/orders'],
+      ['the document in other letters', '/v1/OPENAPI.YAML'],
     ])('%s is a 404 problem with the version header', async (_name, path) => {
       const res = await edge.call('GET', path, { token: acme.shop!.token });
       sys.contract.checkComponentResponse('NotFound', res);
       expect(res.status).toBe(404);
       expect(res.headers['service-api-version']).toBe('1.2.0');
       expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}not-found`, title: 'Not Found', status: 404, detail: expect.any(String) });
+    });
+
+    it('a body-taking operation in other letters is a 404 and does nothing (POST .../WEBHOOKS/SECRET/ROTATE)', async () => {
+      const res = await edge.call('POST', `${base}/WEBHOOKS/SECRET/ROTATE`, { token: acme.shop!.token });
+      expect(res.status).toBe(404);
+      expect(res.body.type).toBe(`${PROBLEM_TYPE_BASE}not-found`);
     });
 
     it('an unknown path under a channel is authenticated first', async () => {

@@ -102,6 +102,9 @@ describe('order input (rule O4)', () => {
   it('scheduledAt must be an instant with a time zone', () => {
     expect(parseInstant('2026-11-02T09:30:00Z', 'scheduledAt').ok).toBe(true);
     expect(parseInstant('2026-11-02T09:30:00.123+01:00', 'scheduledAt').ok).toBe(true);
+    // RFC 3339 bounds no fraction: nanoseconds and beyond are read to the millisecond.
+    expect(parseInstant('2026-11-02T09:30:00.1111111111Z', 'updatedSince')).toEqual({ ok: true, value: new Date('2026-11-02T09:30:00.111Z') });
+    expect(parseInstant('2026-11-02T09:30:00.999999999999+01:00', 'updatedSince')).toEqual({ ok: true, value: new Date('2026-11-02T08:30:00.999Z') });
     expect(props(parseInstant('2026-11-02 09:30', 'scheduledAt'))).toEqual(['scheduledAt']);
     expect(props(validateOrderInput({ orderNumber: 'x', orderLines: [line('A')], scheduledAt: 'tomorrow' }))).toEqual(['scheduledAt']);
     // On the calendar: no 30 February (the Date parser would roll it on to 2 March), no hour 24.

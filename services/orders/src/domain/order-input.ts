@@ -246,7 +246,8 @@ const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
  * well-formed instant of year 0, which Postgres cannot store or compare.)
  */
 export function parseInstant(value: string, property: string): Validated<Date> {
-  const form = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):?(\d{2}))$/i.exec(value);
+  // Any number of second fractions (RFC 3339's date-time, the OpenAPI format): kept to the millisecond.
+  const form = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(:(\d{2})(\.\d+)?)?(Z|[+-](\d{2}):?(\d{2}))$/i.exec(value);
   const date = new Date(value);
   if (!form || !onTheCalendar(form) || Number.isNaN(date.getTime())) {
     return { ok: false, violations: [{ property, message: 'An ISO 8601 date and time with a time zone, e.g. 2026-11-02T09:30:00Z.' }] };

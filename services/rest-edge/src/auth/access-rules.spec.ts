@@ -15,9 +15,10 @@ describe('AccessRules', () => {
     expect(rules.ruleFor('GET', '/orders/3f1c')).toBe(ANY_CHANNEL_OF_TEAM);
   });
 
-  it('matches paths case-insensitively, as the router does', () => {
-    expect(rules.ruleFor('GET', '/TOKEN')).toBe(ANY_CHANNEL_OF_TEAM);
-    expect(rules.ruleFor('get', '/Orders/3F1C')).toBe(ANY_CHANNEL_OF_TEAM);
+  it('matches paths case-sensitively, as the router does (a parameter keeps its case); methods in any case', () => {
+    expect(rules.ruleFor('GET', '/TOKEN')).toBe(CHANNEL_SCOPED);
+    expect(rules.ruleFor('get', '/orders/3F1C')).toBe(ANY_CHANNEL_OF_TEAM);
+    expect(rules.ruleFor('GET', '/Orders/3f1c')).toBe(CHANNEL_SCOPED);
   });
 
   it('applies the channel-scoped rule to everything else', () => {

@@ -28,6 +28,6 @@ export class AccessRules {
 }
 
 function templatePattern(template: string): RegExp {
-  // Case-insensitive, as express routes and the validator matches: `/TOKEN` is `/token`'s rule.
-  return new RegExp(`${templateSource(template)}$`, 'i');
+  // Case-sensitive, as the edge routes (edge.ts): `/TOKEN` is no path of the document.
+  return new RegExp(`${templateSource(template)}$`);
 }

@@ -1,4 +1,4 @@
-import { bracketNotationTarget } from './request-validation';
+import { bracketNotationTarget, undecodableQueryParameters } from './request-validation';
 
 describe('bracketNotationTarget', () => {
   it('names the parameter a bracket key nests under, as the validator would read it', () => {
@@ -15,5 +15,20 @@ describe('bracketNotationTarget', () => {
     expect(bracketNotationTarget('[]')).toBeUndefined();
     expect(bracketNotationTarget('[status]')).toBeUndefined();
     expect(bracketNotationTarget('[status')).toBeUndefined();
+  });
+});
+
+describe('undecodableQueryParameters', () => {
+  const names = new Set(['order-number', 'status']);
+  it('names each documented parameter whose value is not percent-encoded UTF-8, once', () => {
+    expect(undecodableQueryParameters('order-number=%FF&status=queued&order-number=%E2%82', names)).toEqual(['order-number']);
+    expect(undecodableQueryParameters('status=%&order-number=a%ZZ', names)).toEqual(['status', 'order-number']);
+    // the name itself may be escaped
+    expect(undecodableQueryParameters('order%2Dnumber=%C0%AF', names)).toEqual(['order-number']);
+  });
+  it('lets UTF-8, plus signs, empty values and unknown parameters through', () => {
+    expect(undecodableQueryParameters('order-number=%E2%82%AC+1&status=&flag', names)).toEqual([]);
+    expect(undecodableQueryParameters('other=%FF&%FF=x', names)).toEqual([]);
+    expect(undecodableQueryParameters('', names)).toEqual([]);
   });
 });

@@ -15,6 +15,9 @@ import { openApiMetadata } from './route-lookup';
  *
  * - a body member holding text the platform cannot keep (a NUL, an unpaired surrogate) is refused
  *   first, naming it;
+ * - a documented query parameter whose value's percent-escapes are not UTF-8 (`order-number=%FF`)
+ *   is refused first, naming it: the query parser reads such bytes as U+FFFD, a value nobody sent
+ *   (a body that is not UTF-8 is refused the same way);
  * - a documented query parameter written in bracket notation (`status[x]=queued`, `status[]=...`) is
  *   refused first, naming it: the validator reads such keys as nested objects (qs), which crashed
  *   its array splitting and silently dropped `__proto__`-style keys, leaving the filter unapplied;
@@ -45,10 +48,46 @@ export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
   const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec as never, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
   return [
     refuseUnstorableText,
+    refuseUndecodableQuery(queryParameterNames(routing)),
     refuseBracketNotation(queryParameterNames(routing)),
     refuseNonDecimalIntegers(integerQueryParameters(routing)),
     ...(validator.installMiddleware(spec) as unknown as RequestHandler[]),
   ];
+}
+
+/**
+ * The documented parameters among the query's `name=value` pairs whose value does not decode as
+ * UTF-8 (a `+` is a space, as the query parser reads it), each named once, in the query's order.
+ */
+export function undecodableQueryParameters(rawQuery: string, names: ReadonlySet<string>): string[] {
+  const named = new Set<string>();
+  for (const pair of rawQuery.split('&')) {
+    const eq = pair.indexOf('=');
+    const [rawKey, rawValue] = eq < 0 ? [pair, ''] : [pair.slice(0, eq), pair.slice(eq + 1)];
+    const key = decodedOrNull(rawKey);
+    if (key === null || !names.has(key) || decodedOrNull(rawValue) !== null) continue;
+    named.add(key);
+  }
+  return [...named];
+}
+
+function decodedOrNull(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw.replace(/\+/g, ' '));
+  } catch {
+    return null;
+  }
+}
+
+/** A documented query parameter whose value is not percent-encoded UTF-8 is a 422 naming it. */
+export function refuseUndecodableQuery(names: readonly string[]): RequestHandler {
+  const documented = new Set(names);
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const at = req.originalUrl.indexOf('?');
+    const properties = at < 0 ? [] : undecodableQueryParameters(req.originalUrl.slice(at + 1), documented);
+    if (properties.length === 0) next();
+    else next(Problem.validation(properties.map((property) => ({ property, message: 'must be percent-encoded UTF-8' }))));
+  };
 }
 
 /**

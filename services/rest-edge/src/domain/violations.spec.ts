@@ -5,6 +5,8 @@ describe('propertyOfPointer', () => {
     ['/body/orderLines/7/product/sku', 'orderLines[7].product.sku'],
     ['/body/echo', 'echo'],
     ['/query/active-state', 'active-state'],
+    ['/query/status/0', 'status'],
+    ['/query/status/3', 'status'],
     ['/params/orderUuid', 'orderUuid'],
     ['/body/shippingDetails/state/name', 'shippingDetails.state.name'],
     ['/body/0/sku', '[0].sku'],

@@ -4,7 +4,9 @@ import { memberPath } from '@pf/platform/text';
  * Names an offending request field the way the contract does (spec section 7): a JSON path
  * within the body or the query, without a `body.`/`query.` prefix — `orderLines[7].product.sku`,
  * `active-state`. The validator reports JSON pointers with the request part first
- * (`/body/orderLines/7/product/sku`, `/query/active-state`).
+ * (`/body/orderLines/7/product/sku`, `/query/active-state`). A query parameter is named by its
+ * name alone: `status=foo` (or a second `status` that is wrong) names `status`, the parameter the
+ * client sent, not `status[0]`, an item of the list the validator made of it.
  */
 export function propertyOfPointer(pointer: string): string {
   const segments = pointer
@@ -15,6 +17,7 @@ export function propertyOfPointer(pointer: string): string {
   if (part === undefined || !REQUEST_PARTS.has(part)) return segments.length ? memberPath(segments) : 'body';
   // The body (or query) as a whole, e.g. "must be object".
   if (rest.length === 0) return part === 'body' ? 'body' : part;
+  if (part === 'query') return rest[0]!;
   return memberPath(rest);
 }
 

@@ -21,9 +21,10 @@ describe('bodyTakers', () => {
     '/v1/channels/{channelId}',
   );
 
-  it('names the requests to an operation that takes a body, matched as express matches', () => {
+  it('names the requests to an operation that takes a body, matched as the edge routes (case-sensitive, a trailing slash allowed)', () => {
     expect(takesBody('PUT', '/v1/channels/a-b/orders/123/lines')).toBe(true);
-    expect(takesBody('PUT', '/V1/Channels/a-b/orders/123/lines/')).toBe(true);
+    expect(takesBody('PUT', '/v1/channels/A-B/orders/123/lines/')).toBe(true);
+    expect(takesBody('PUT', '/V1/Channels/a-b/orders/123/lines')).toBe(false);
     expect(takesBody('POST', '/v1/channels/a-b')).toBe(true);
     expect(takesBody('POST', '/v1/channels/a-b/')).toBe(true);
   });

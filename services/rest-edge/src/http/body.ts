@@ -16,14 +16,14 @@ export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): v
 
 /**
  * Whether a request goes to an operation of the document that takes a request body (method and
- * path, matched as express matches: case-insensitively, a trailing slash allowed). Only those
+ * path, matched as the edge routes: case-sensitively, a trailing slash allowed). Only those
  * bodies are read: a body sent to any other operation (a `GET`, a cancel) has no meaning there and
  * is ignored, never parsed nor refused (RFC 9110 section 9.3.1).
  */
 export function bodyTakers(operations: readonly OperationSummary[], basePath: string): (method: string, path: string) => boolean {
   const takers = operations
     .filter((o) => o.takesBody)
-    .map((o) => ({ method: o.method, path: new RegExp(`${templateSource(o.path === '/' ? basePath : basePath + o.path)}/?$`, 'i') }));
+    .map((o) => ({ method: o.method, path: new RegExp(`${templateSource(o.path === '/' ? basePath : basePath + o.path)}/?$`) }));
   return (method, path) => takers.some((t) => t.method === method && t.path.test(path));
 }
 
