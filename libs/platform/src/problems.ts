@@ -14,6 +14,8 @@ export const PROBLEM_TYPES = {
   /** An `Expect` other than `100-continue`. */
   'expectation-failed': { status: 417, typed: true },
   'headers-too-large': { status: 431, typed: true },
+  /** A request line longer than the server reads (RFC 9112 section 3: 414, not 431). */
+  'uri-too-long': { status: 414, typed: true },
   'validation-failed': { status: 422, typed: true },
   unauthenticated: { status: 401, typed: true },
   'channel-inactive': { status: 403, typed: true },

@@ -112,6 +112,11 @@ describe('rest-edge process', () => {
       status: 431,
       detail: expect.any(String),
     });
+    // The request line alone over the limit: 414 (RFC 9112 section 3), not 431.
+    const longTarget = await rawExchange(p.port, `GET /v1/channels/acme-shop/orders?order-number=${'n'.repeat(20_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(longTarget).toMatch(/^HTTP\/1\.1 414 URI Too Long\r\n/);
+    expect(longTarget).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
+    expect(JSON.parse(longTarget.split('\r\n\r\n')[1]!)).toEqual({ type: `${PROBLEM_TYPE_BASE}uri-too-long`, title: 'URI Too Long', status: 414, detail: expect.any(String) });
     const expectation = await rawExchange(p.port, 'POST /v1/channels/acme-shop/test-connection HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nContent-Length: 2\r\n\r\n{}');
     expect(expectation).toMatch(/^HTTP\/1\.1 417 Expectation Failed\r\n/);
     expect(expectation).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);

@@ -3,16 +3,35 @@ import type { Duplex } from 'node:stream';
 import { Problem, statusTitle, type ProblemTypeName } from '@pf/platform/problems';
 import { SERVICE_API_VERSION_HEADER } from './request-context';
 
-/** What Node's HTTP parser reports before express sees a request, and how the edge answers it. */
-export function clientErrorAnswer(code: string | undefined): Problem {
+/**
+ * What Node's HTTP parser reports before express sees a request, and how the edge answers it.
+ * `received`: the bytes the parser was reading when it gave up (Node's `rawPacket`) and how many of
+ * them it had parsed (`bytesParsed`), if known.
+ */
+export function clientErrorAnswer(code: string | undefined, received?: { bytes: Buffer; parsed: number }): Problem {
   switch (code) {
     case 'HPE_HEADER_OVERFLOW':
+      // Node counts the request line with the headers against one limit; RFC 9112 section 3
+      // asks for 414 when it is the request target that is too long.
+      if (received && requestLineOverflows(received.bytes, received.parsed)) return answer('uri-too-long', 'The request line (its path and query) is too long.');
       return answer('headers-too-large', 'The request line and headers are too large.');
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return answer('request-timeout', 'The request did not arrive in time.');
     default:
       return answer('bad-request', 'The request is not valid HTTP.');
   }
+}
+
+/**
+ * Whether the bytes the parser overflowed on are a request line that had not ended where it gave
+ * up (`parsed` bytes in): they start the request (a method, a space) and hold no line end before
+ * that. Only what that read held is known: a head that arrived in several reads, whose last held
+ * no request line, is told 431.
+ */
+export function requestLineOverflows(received: Buffer, parsed: number): boolean {
+  const start = received.subarray(0, 16).toString('latin1');
+  const lineEnd = received.indexOf('\n');
+  return /^[A-Z]+ \S/.test(start) && (lineEnd < 0 || lineEnd >= parsed);
 }
 
 function answer(type: ProblemTypeName, detail: string): Problem {
@@ -42,7 +61,8 @@ export function answerClientErrors(server: http.Server, apiVersion: string): voi
       socket.destroy();
       return;
     }
-    endWithProblem(socket, apiVersion, clientErrorAnswer(err.code));
+    const { rawPacket, bytesParsed } = err as { rawPacket?: Buffer; bytesParsed?: number };
+    endWithProblem(socket, apiVersion, clientErrorAnswer(err.code, rawPacket && bytesParsed !== undefined ? { bytes: rawPacket, parsed: bytesParsed } : undefined));
   });
   // CONNECT (a proxy tunnel) never reaches express; without a listener Node drops the connection.
   server.on('connect', (_req: http.IncomingMessage, socket: Duplex) => {
