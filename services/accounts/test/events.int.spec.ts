@@ -4,6 +4,7 @@ import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { TOPICS } from '@pf/platform/events/topics';
 import { createLogger } from '@pf/platform/logging';
 import { eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { AccountsUseCases, createPrismaClient } from '../src';
 import {
   backOffice,
   CREATE_CHANNEL,
@@ -103,6 +104,42 @@ describe('accounts events: outbox in the same transaction', () => {
     await h.ok(backOffice('noop'), UPDATE_TEAM, { code: 'noop', input: { name: 'Team noop' } });
     expect(await h.ok(backOffice('noop'), REVOKE_TOKEN, { channelId: 'noop-shop' })).toEqual({ revokeApiToken: false });
     expect(await outboxAfter(seq)).toEqual([]);
+  });
+
+  it('team and channel events are stamped in the order of the changes, not by the clock of the replica that made each', async () => {
+    await teamWithChannel(h, 'clk');
+    const seq = await lastSeq();
+    // A replica whose clock runs an hour ahead deactivates the channel and renames the team...
+    const prisma = createPrismaClient(h.db.url, 2);
+    try {
+      const ahead = new AccountsUseCases({ prisma });
+      jest.useFakeTimers({
+        now: Date.now() + 3_600_000,
+        doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      });
+      try {
+        await ahead.updateChannel(operator, 'clk-shop', { active: false });
+        await ahead.updateTeam(operator, 'clk', { name: 'Renamed ahead' });
+      } finally {
+        jest.useRealTimers();
+      }
+    } finally {
+      await prisma.$disconnect();
+    }
+    // ...then this one, on time, reactivates it and renames the team again.
+    await h.ok(backOffice('clk'), UPDATE_CHANNEL, { id: 'clk-shop', input: { active: true } });
+    await h.ok(backOffice('clk'), UPDATE_TEAM, { code: 'clk', input: { name: 'Renamed on time' } });
+    const rows = await outboxAfter(seq);
+    expect(summary(rows)).toEqual([
+      [TOPICS.channels, 'clk-shop', 'channel.updated'],
+      [TOPICS.teams, 'clk', 'team.updated'],
+      [TOPICS.channels, 'clk-shop', 'channel.updated'],
+      [TOPICS.teams, 'clk', 'team.updated'],
+    ]);
+    const at = rows.map((r) => Date.parse(r.envelope.occurredAt));
+    // Consumers keep the newest occurredAt: the later change of each must not read older.
+    expect(at[2]!).toBeGreaterThanOrEqual(at[0]!);
+    expect(at[3]!).toBeGreaterThanOrEqual(at[1]!);
   });
 
   it('a refused change writes no event', async () => {

@@ -1,11 +1,11 @@
 import { ChannelCreated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
-import { newEvent } from '@pf/platform/outbox/outbox';
+import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { teamForNewChannel, teamNotFound } from '../domain/authorisation';
 import { channelCodeViolations, channelIdOf, nameViolations } from '../domain/codes';
 import { channelState, type Channel } from '../domain/model';
-import { findTeam, insertChannel, isUniqueViolation } from '../repositories/accounts-repository';
+import { databaseClock, findTeam, insertChannel, isUniqueViolation } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface CreateChannelInput {
@@ -29,7 +29,8 @@ export async function createChannel(deps: AccountsDeps, identity: Identity, inpu
     return await changeWithEvents(deps, async (tx) => {
       if (!(await findTeam(tx, teamCode))) throw teamNotFound(teamCode);
       const channel = await insertChannel(tx, { id, teamCode, code: input.code, name: input.name.trim(), standard: false });
-      return { result: channel, events: [newEvent(ChannelCreated, channel.id, channelState(channel))] };
+      const at = await databaseClock(tx);
+      return { result: channel, events: [outgoing(ChannelCreated, ChannelCreated.create(channel.id, channelState(channel), at))] };
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new Problem('conflict', { detail: `Channel ${id} already exists.` });

@@ -1,11 +1,11 @@
 import { ChannelCreated, TeamCreated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
-import { newEvent } from '@pf/platform/outbox/outbox';
+import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { authoriseCreateTeam } from '../domain/authorisation';
 import { channelIdOf, nameViolations, STANDARD_CHANNEL_CODE, teamCodeViolations } from '../domain/codes';
 import { channelState, teamState, type Team } from '../domain/model';
-import { insertChannel, insertTeam, isUniqueViolation } from '../repositories/accounts-repository';
+import { databaseClock, insertChannel, insertTeam, isUniqueViolation } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface CreateTeamInput {
@@ -35,11 +35,12 @@ export async function createTeam(deps: AccountsDeps, identity: Identity, input: 
         name: STANDARD_CHANNEL_NAME,
         standard: true,
       });
+      const at = await databaseClock(tx);
       return {
         result: team,
         events: [
-          newEvent(TeamCreated, team.code, teamState(team)),
-          newEvent(ChannelCreated, standard.id, channelState(standard)),
+          outgoing(TeamCreated, TeamCreated.create(team.code, teamState(team), at)),
+          outgoing(ChannelCreated, ChannelCreated.create(standard.id, channelState(standard), at)),
         ],
       };
     });

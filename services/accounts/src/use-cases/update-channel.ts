@@ -1,11 +1,11 @@
 import { ChannelUpdated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
-import { newEvent } from '@pf/platform/outbox/outbox';
+import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { authoriseChannelAdministration } from '../domain/authorisation';
 import { nameViolations } from '../domain/codes';
 import { channelState, type Channel } from '../domain/model';
-import { findChannel, lockChannel, updateChannel as saveChannel } from '../repositories/accounts-repository';
+import { databaseClock, findChannel, lockChannel, updateChannel as saveChannel } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface UpdateChannelInput {
@@ -28,6 +28,7 @@ export async function updateChannel(deps: AccountsDeps, identity: Identity, id: 
     if (input.active != null && input.active !== current.active) change.active = input.active;
     if (Object.keys(change).length === 0) return { result: current, events: [] };
     const updated = await saveChannel(tx, id, change);
-    return { result: updated, events: [newEvent(ChannelUpdated, updated.id, channelState(updated))] };
+    const at = await databaseClock(tx);
+    return { result: updated, events: [outgoing(ChannelUpdated, ChannelUpdated.create(updated.id, channelState(updated), at))] };
   });
 }

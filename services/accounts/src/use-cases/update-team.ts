@@ -1,11 +1,11 @@
 import { TeamUpdated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
-import { newEvent } from '@pf/platform/outbox/outbox';
+import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { authoriseUpdateTeam } from '../domain/authorisation';
 import { nameViolations } from '../domain/codes';
 import { teamState, type Team } from '../domain/model';
-import { lockTeam, updateTeam as saveTeam } from '../repositories/accounts-repository';
+import { databaseClock, lockTeam, updateTeam as saveTeam } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface UpdateTeamInput {
@@ -29,6 +29,7 @@ export async function updateTeam(deps: AccountsDeps, identity: Identity, code: s
     if (input.active != null && input.active !== current.active) change.active = input.active;
     if (Object.keys(change).length === 0) return { result: current, events: [] };
     const updated = await saveTeam(tx, code, change);
-    return { result: updated, events: [newEvent(TeamUpdated, updated.code, teamState(updated))] };
+    const at = await databaseClock(tx);
+    return { result: updated, events: [outgoing(TeamUpdated, TeamUpdated.create(updated.code, teamState(updated), at))] };
   });
 }
