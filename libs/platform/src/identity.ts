@@ -77,7 +77,14 @@ export function verifyIdentity(token: string, opts: JwtVerifyOptions): Identity 
       audience: opts.audience,
     }) as Claims;
   } catch (err) {
-    throw new Problem('unauthenticated', { detail: `Invalid identity token: ${(err as Error).message}` });
+    // An expired token says so (a client renews it); other failures say no more than that the token
+    // is not valid: jsonwebtoken's messages spell out the audience and issuer it expected.
+    const expired = err instanceof jwt.TokenExpiredError || err instanceof jwt.NotBeforeError;
+    throw new Problem('unauthenticated', { detail: expired ? `Invalid identity token: ${(err as Error).message}` : 'Invalid identity token.' });
+  }
+  // A token without an expiry would be good for ever: every token this platform signs has one.
+  if (typeof (claims as { exp?: unknown }).exp !== 'number') {
+    throw new Problem('unauthenticated', { detail: 'Invalid identity token: it has no expiry (exp).' });
   }
   switch (claims.kind) {
     case 'channel':
