@@ -11,6 +11,7 @@ import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } fro
 import type { Logger } from '@pf/platform/logging';
 import { Problem } from '@pf/platform/problems';
 import { graphqlHttpErrors } from '@pf/platform/graphql/http-errors';
+import { refuseInvalidUtf8 } from '@pf/platform/http/body-refusal';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GatewayContext } from './context';
 import { formatGatewayError, unauthenticatedBody } from './errors';
@@ -93,7 +94,8 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   app.use(
     '/graphql',
     authenticate(opts.jwt),
-    express.json({ limit: '2mb' }),
+    // Bytes that are not UTF-8 are refused, not read with U+FFFD in their place (docs/gateway.md).
+    express.json({ limit: '2mb', verify: refuseInvalidUtf8 }),
     expressMiddleware(server, { context: async ({ res }) => res.locals.gateway as GatewayContext }),
     graphqlHttpErrors(logger),
   );

@@ -225,11 +225,14 @@ describe('gateway in front of the real subgraphs', () => {
     expect(read.body).toEqual({ data: { product: { uuid, name: 'Fresh', stock: null, warehouseStock: null } } });
   });
 
-  it('a body that is not JSON, or too large, answers JSON naming the body (never an HTML page), at the gateway and at each subgraph', async () => {
+  it('a body that is not JSON, not UTF-8 or too large answers JSON naming the body (never an HTML page), at the gateway and at each subgraph', async () => {
     const auth = bearer(backOffice('alpha'));
+    // A name whose bytes are not UTF-8: read with U+FFFD in their place, it would have been stored so.
+    const notUtf8 = Buffer.concat([Buffer.from('{"query":"mutation { createProduct(input: { name: \\"Mug'), Buffer.from([0xff, 0xfe]), Buffer.from('\\" }) { uuid } }"}')]);
     for (const url of [gw, ...Object.values(sys.subgraphs).map((s) => s.url)]) {
       for (const [body, status, message] of [
         ['{"query":', 400, 'The request body is not valid JSON.'],
+        [notUtf8, 400, 'The request body is not valid UTF-8.'],
         [JSON.stringify({ query: '{ __typename }', padding: 'x'.repeat(2_200_000) }), 413, 'The request body is too large.'],
       ] as const) {
         const res = await fetch(url, { method: 'POST', headers: { authorization: auth, 'content-type': 'application/json' }, body });

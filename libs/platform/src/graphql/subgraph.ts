@@ -11,6 +11,7 @@ import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } fro
 import type { Logger } from '../logging';
 import { Problem } from '../problems';
 import { unstorableTextMembers } from '../text';
+import { refuseInvalidUtf8 } from '../http/body-refusal';
 import { graphqlHttpErrors } from './http-errors';
 
 /** What every resolver receives. */
@@ -62,7 +63,8 @@ export async function createSubgraph<C extends SubgraphContext>(
   app.disable('etag');
   app.use(
     '/graphql',
-    express.json({ limit: '2mb' }),
+    // Bytes that are not UTF-8 are refused, not read with U+FFFD in their place (docs/gateway.md).
+    express.json({ limit: '2mb', verify: refuseInvalidUtf8 }),
     expressMiddleware(server, {
       context: async ({ req }) => {
         const token = bearerToken(req.headers.authorization);

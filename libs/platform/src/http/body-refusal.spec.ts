@@ -1,4 +1,4 @@
-import { bodyRefusal } from './body-refusal';
+import { bodyRefusal, refuseInvalidUtf8 } from './body-refusal';
 
 const error = (fields: Record<string, unknown>) => Object.assign(new Error('x'), fields);
 
@@ -24,3 +24,22 @@ describe('bodyRefusal', () => {
     expect(bodyRefusal('entity.parse.failed')).toBeUndefined();
   });
 });
+
+describe('the body must be UTF-8', () => {
+  it('passes UTF-8, emoji and all; refuses bytes that are not', () => {
+    expect(() => refuseInvalidUtf8(null, null, Buffer.from('{"a":"Zoë 😀"}'))).not.toThrow();
+    expect(() => refuseInvalidUtf8(null, null, Buffer.alloc(0))).not.toThrow();
+    for (const bytes of [[0xff, 0xfe], [0xc0, 0xaf], [0x7b, 0xed, 0xa0, 0x80, 0x7d]]) {
+      let refusal: unknown;
+      try {
+        refuseInvalidUtf8(null, null, Buffer.from(bytes));
+      } catch (err) {
+        refusal = err;
+      }
+      // body-parser passes its status and type on: bodyRefusal words it.
+      expect(refusal).toMatchObject({ status: 400 });
+      expect(bodyRefusal(refusal)).toBe('The request body is not valid UTF-8.');
+    }
+  });
+});
+

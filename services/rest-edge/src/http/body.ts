@@ -1,18 +1,7 @@
-import { isUtf8 } from 'node:buffer';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Problem } from '@pf/platform/problems';
 import type { OperationSummary } from '../contract/openapi';
 import { templateSource } from '../contract/path-template';
-
-/**
- * express.json's `verify` step: the raw body (after any Content-Encoding) must be UTF-8, as JSON
- * is (RFC 8259); the decoder would otherwise put U+FFFD in place of the bytes that are not, and
- * the request would go on with text the client never sent. body-parser answers the throw as
- * `entity.verify.failed`, which the error handler turns into a 422 naming the body.
- */
-export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
-  if (!isUtf8(body)) throw new Error('The request body is not valid UTF-8.');
-}
 
 /**
  * Whether a request goes to an operation of the document that takes a request body (method and

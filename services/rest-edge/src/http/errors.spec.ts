@@ -47,7 +47,7 @@ describe('answerFor', () => {
     expect(answerFor(parse)?.problem.toBody()).toMatchObject({ status: 422, violations: [{ property: 'body', message: 'The request body is not valid JSON.' }] });
     const large = Object.assign(new Error('too large'), { status: 413, type: 'entity.too.large' });
     expect(answerFor(large)?.problem.status).toBe(422);
-    const notUtf8 = Object.assign(new Error('The request body is not valid UTF-8.'), { status: 403, type: 'entity.verify.failed' });
+    const notUtf8 = Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400, type: 'entity.not.utf8' });
     expect(answerFor(notUtf8)?.problem.toBody()).toMatchObject({ status: 422, violations: [{ property: 'body', message: 'The request body is not valid UTF-8.' }] });
   });
 

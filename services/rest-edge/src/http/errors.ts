@@ -79,12 +79,9 @@ function methodOf(err: ValidatorError): string {
   return /^(\w+) method not allowed/.exec(err.message)?.[1] ?? 'this method';
 }
 
-/**
- * body-parser's errors (`bodyRefusal`), and the edge's own `verify` step's: a body that is not
- * UTF-8 (http/body.ts).
- */
+/** body-parser's errors (`bodyRefusal`), its `verify` step's refusal of a body that is not UTF-8 among them. */
 function bodyParserAnswer(err: unknown): Answer | undefined {
-  const message = (err as { type?: unknown } | null)?.type === 'entity.verify.failed' ? 'The request body is not valid UTF-8.' : bodyRefusal(err);
+  const message = bodyRefusal(err);
   return message ? { problem: Problem.validation([{ property: 'body', message }]) } : undefined;
 }
 
