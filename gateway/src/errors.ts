@@ -13,18 +13,33 @@ export function unauthenticatedBody(detail: string) {
 }
 
 /**
+ * The caller's mistake without graphql-js's "Did you mean ...?": Apollo hides it from validation
+ * errors when introspection is off, but a variable's coercion error (a misspelt enum value or
+ * input field) still spelled the schema out.
+ */
+function withoutSuggestions(formatted: GraphQLFormattedError): GraphQLFormattedError {
+  const message = formatted.message.replace(/ ?Did you mean [^?]*\?/g, '');
+  return message === formatted.message ? formatted : { ...formatted, message };
+}
+
+/**
  * The gateway's `formatError`. Errors that carry a Problem (from a subgraph, or the gateway's own
  * unavailable / bad-gateway ones) pass intact; the caller's GraphQL mistakes (parse, validation,
  * bad input) pass as Apollo formats them; a subgraph's unexpected error keeps the reference its
  * subgraph logged; anything else unexpected is logged here with a new reference and answered
  * generically.
  */
-export function formatGatewayError(formatted: GraphQLFormattedError, error: unknown, logger: Logger): GraphQLFormattedError {
+export function formatGatewayError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  logger: Logger,
+  opts: { hideSuggestions?: boolean } = {},
+): GraphQLFormattedError {
   const extensions = formatted.extensions ?? {};
   if (isProblemTransport(extensions.problem)) return formatted;
   const code = extensions.code;
   const unexpected = code === undefined || code === 'INTERNAL_SERVER_ERROR' || code === 'DOWNSTREAM_SERVICE_ERROR';
-  if (!unexpected) return formatted;
+  if (!unexpected) return opts.hideSuggestions ? withoutSuggestions(formatted) : formatted;
   if (typeof extensions.reference === 'string') {
     return {
       message: 'An unexpected error occurred.',

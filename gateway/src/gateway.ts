@@ -83,7 +83,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),
     ],
-    formatError: (formatted, error) => formatGatewayError(formatted, error, logger),
+    formatError: (formatted, error) => formatGatewayError(formatted, error, logger, { hideSuggestions: !(opts.introspection ?? false) }),
   });
   await server.start();
   let ready = true;

@@ -256,6 +256,12 @@ describe('gateway in front of the real subgraphs', () => {
     expect(allReceived()).toEqual([]);
     const typo = await post(gw, '{ team { cod } }', { auth });
     expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    // Nor through a variable: a misspelt enum value, a misspelt input field.
+    const badEnum = await post(gw, 'query ($s: OrderSort) { orders(sort: $s) { total } }', { auth, variables: { s: 'CREATED_DES' } });
+    expect(badEnum.body.errors?.[0]?.message).toMatch(/^Variable "\$s" got invalid value "CREATED_DES"/);
+    const badField = await post(gw, 'query ($f: OrderFilter) { orders(filter: $f) { total } }', { auth, variables: { f: { stauts: ['draft'] } } });
+    expect(badField.body.errors?.[0]?.message).toMatch(/stauts/);
+    for (const res of [badEnum, badField]) expect(res.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
     expect((await post(gw, `{ ${Array.from({ length: 15 }, (_, i) => `t${i}: team { code }`).join(' ')} }`, { auth })).body.errors).toBeUndefined();
   });
 
