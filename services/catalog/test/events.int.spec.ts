@@ -1,11 +1,10 @@
-import { Kafka, logLevel } from 'kafkajs';
 import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { ProductCreated, ProductDeleted, ProductUpdated, ShippingMethodChanged } from '@pf/platform/events/catalog';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { decodeEvent } from '@pf/platform/events/registry';
 import { TOPICS } from '@pf/platform/events/topics';
 import { createLogger } from '@pf/platform/logging';
-import { eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import {
   backOffice,
   CREATE_PRODUCT,
@@ -166,11 +165,7 @@ describe('catalog events: relayed to a real Kafka broker', () => {
   afterAll(async () => {
     await consumerBus?.close();
     await h?.close();
-    const admin = new Kafka({ brokers: testInfra.kafkaBrokers, clientId: 'catalog-test-cleanup', logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    const mine = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-    if (mine.length > 0) await admin.deleteTopics({ topics: mine }).catch(() => undefined);
-    await admin.disconnect();
+    await deleteTestTopics(prefix);
   }, 30_000);
 
   it('product and shipping method events reach a consumer in order, with growing versions', async () => {

@@ -1,5 +1,6 @@
 import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
 import type { EventBus, Subscription } from '@pf/platform/bus/bus';
+import { persistentSubscription } from '@pf/platform/bus/persistent-subscription';
 import type { Logger } from '@pf/platform/logging';
 import { AccessRules } from './auth/access-rules';
 import { AuthCache } from './auth/auth-cache';
@@ -166,7 +167,13 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
     rateLimiter,
     async start() {
       if (rateLimiter instanceof RedisRateLimiter) await rateLimiter.connect();
-      if (authCache.enabled) subscription = await subscribeAuthCacheInvalidation(opts.bus, authCache, logger);
+      if (authCache.enabled) {
+        // The broker down at start does not keep the edge from serving: the cache then forgets an
+        // entry within AUTH_CACHE_TTL_MS, as it does while the bus is down later.
+        const invalidation = persistentSubscription(() => subscribeAuthCacheInvalidation(opts.bus, authCache, logger), { name: 'auth cache invalidation', logger });
+        subscription = invalidation;
+        await invalidation.firstAttempt;
+      }
     },
     async stop() {
       await subscription?.stop();

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Kafka, logLevel } from 'kafkajs';
 import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { ProductCreated, ProductDeleted, ProductUpdated, type ProductState } from '@pf/platform/events/catalog';
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { TOPICS } from '@pf/platform/events/topics';
 import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
-import { eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import { PRODUCT_READ_MODEL_CONSUMER } from '../src/use-cases/product-read-model';
 import { channelOf, feedOf, lastOutboxSeq, outboxAfter, setStock, startStock, warehouse, type StockHarness } from './harness';
 
@@ -31,11 +30,7 @@ describe('catalog product events over Kafka', () => {
   afterAll(async () => {
     await catalogBus?.close();
     await h?.close();
-    const admin = new Kafka({ brokers: testInfra.kafkaBrokers, clientId: 'stock-test-cleanup', logLevel: logLevel.NOTHING }).admin();
-    await admin.connect();
-    const mine = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
-    if (mine.length > 0) await admin.deleteTopics({ topics: mine }).catch(() => undefined);
-    await admin.disconnect();
+    await deleteTestTopics(prefix);
   }, 30_000);
 
   const publish = (...events: EventEnvelope<ProductState>[]) =>

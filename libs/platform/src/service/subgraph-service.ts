@@ -2,6 +2,7 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import type { DocumentNode } from 'graphql';
 import type pg from 'pg';
 import type { EventBus, Subscription } from '../bus/bus';
+import { persistentSubscription } from '../bus/persistent-subscription';
 import { openPool } from '../db/pool';
 import { createSubgraph, type SubgraphContext } from '../graphql/subgraph';
 import type { JwtVerifyOptions } from '../identity';
@@ -54,7 +55,13 @@ export async function createSubgraphService<C extends SubgraphContext>(
     relay,
     async start() {
       await relay.start();
-      for (const consume of opts.consumers ?? []) subscriptions.push(await consume(opts.bus));
+      // Consumers that cannot join yet (the broker is down) keep trying in the background: the
+      // service serves and its timers run meanwhile; its read models catch up once they join.
+      const consumers = (opts.consumers ?? []).map((consume, i) =>
+        persistentSubscription(() => consume(opts.bus), { name: `${opts.name} consumer ${i + 1}`, logger: opts.logger }),
+      );
+      subscriptions.push(...consumers);
+      await Promise.all(consumers.map((c) => c.firstAttempt));
       for (const w of opts.workers ?? []) await w.start();
     },
     async stop() {

@@ -85,3 +85,16 @@ export async function eventually<T>(check: () => Promise<T | undefined> | T | un
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }
+
+/** Deletes the topics a suite made under its own prefix (the broker keeps them otherwise). */
+export async function deleteTestTopics(prefix: string): Promise<void> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ brokers: testInfra.kafkaBrokers, clientId: 'test-topic-cleanup', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const mine = (await admin.listTopics()).filter((t) => t.startsWith(prefix));
+    if (mine.length > 0) await admin.deleteTopics({ topics: mine }).catch(() => undefined);
+  } finally {
+    await admin.disconnect();
+  }
+}

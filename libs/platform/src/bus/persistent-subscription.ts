@@ -1,0 +1,73 @@
+import type { Logger } from '../logging';
+import type { Subscription } from './bus';
+
+export interface PersistentSubscriptionOptions {
+  /** What the subscription is, for the log. */
+  name: string;
+  logger: Pick<Logger, 'warn' | 'info'>;
+  /** First wait after a failed attempt; doubled after each further one, up to `maxDelayMs`. */
+  minDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+/**
+ * A subscription that does not hold its service up: `subscribe` is tried at once and, while the
+ * broker cannot be reached, again with growing waits, until it succeeds or the subscription is
+ * stopped. A service starts and serves without the broker (its changes wait in its outbox, the
+ * relay retries), so a process started during a broker outage must not die because its consumers
+ * cannot join their groups yet: its read models catch up once they do.
+ *
+ * `firstAttempt` settles when the first attempt has (joined, or failed and retrying): a caller that
+ * awaits it starts as before when the broker is there. `subscribed` settles once an attempt
+ * succeeded (or the subscription was stopped first).
+ */
+export function persistentSubscription(
+  subscribe: () => Promise<Subscription>,
+  opts: PersistentSubscriptionOptions,
+): Subscription & { firstAttempt: Promise<void>; subscribed: Promise<void> } {
+  const minDelay = opts.minDelayMs ?? 1000;
+  const maxDelay = opts.maxDelayMs ?? 30_000;
+  let stopped = false;
+  let current: Subscription | undefined;
+  let wake: (() => void) | undefined;
+  let firstAttemptDone!: () => void;
+  const firstAttempt = new Promise<void>((resolve) => (firstAttemptDone = resolve));
+
+  const attempts = (async () => {
+    for (let attempt = 1, delay = minDelay; !stopped; attempt++, delay = Math.min(delay * 2, maxDelay)) {
+      try {
+        const sub = await subscribe();
+        if (stopped) await sub.stop();
+        else {
+          current = sub;
+          if (attempt > 1) opts.logger.info({ subscription: opts.name, attempt }, 'subscribed after the broker could be reached again');
+        }
+        return;
+      } catch (err) {
+        if (stopped) return;
+        firstAttemptDone();
+        opts.logger.warn({ err, subscription: opts.name, attempt, retryInMs: delay }, 'could not subscribe (broker unreachable?); trying again');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = undefined;
+      }
+    }
+  })().finally(() => firstAttemptDone());
+
+  return {
+    firstAttempt,
+    subscribed: attempts,
+    async stop() {
+      stopped = true;
+      wake?.();
+      await attempts;
+      await current?.stop();
+      current = undefined;
+    },
+  };
+}
