@@ -16,7 +16,7 @@ export const gatewayConfigShape = {
   GATEWAY_MAX_ALIASES: env.int(DEFAULT_OPERATION_LIMITS.maxAliases, 1, 10_000),
   /** Deepest selection in one operation. */
   GATEWAY_MAX_DEPTH: env.int(DEFAULT_OPERATION_LIMITS.maxDepth, 2, 1_000),
-  /** Highest static cost of one operation (graphql-armor's: 2 per object field, 1 per scalar, growing with depth). */
+  /** Highest cost of one back-office operation with its variables: 2 per object field, 1 per scalar, ×1.5 per level, a list field's by the page it asks for. */
   GATEWAY_MAX_COST: env.int(DEFAULT_OPERATION_LIMITS.maxCost, 10, 10_000_000),
   /** Most lexical tokens in one document. */
   GATEWAY_MAX_TOKENS: env.int(DEFAULT_OPERATION_LIMITS.maxTokens, 100, 10_000_000),

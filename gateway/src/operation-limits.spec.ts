@@ -1,5 +1,5 @@
 import { buildSchema, parse, validate } from 'graphql';
-import { DEFAULT_OPERATION_LIMITS, operationLimitRules } from './operation-limits';
+import { DEFAULT_OPERATION_LIMITS, operationCost, operationLimitRules } from './operation-limits';
 
 describe('operation limits', () => {
   const schema = buildSchema(`
@@ -22,11 +22,42 @@ describe('operation limits', () => {
     expect(refusals('{ node { child { child { child { child { name } } } } } }')).toEqual([expect.stringMatching(/^Query depth limit of 4 exceeded/)]);
   });
 
-  it('refuses an operation whose cost is over the limit', () => {
+  describe('the cost of an operation', () => {
     const fields = Array.from({ length: 40 }, (_, i) => `f${i}`);
-    const wide = buildSchema(`type Row { ${fields.map((f) => `${f}: String`).join(' ')} } type Query { rows: [Row!]! }`);
-    const cost = (n: number) => validate(wide, parse(`{ rows { ${fields.slice(0, n).join(' ')} } }`), operationLimitRules({ ...limits, maxCost: 40 })).map((e) => e.message);
-    expect(cost(10)).toEqual([]);
-    expect(cost(40)).toEqual([expect.stringMatching(/^Query Cost limit of 40 exceeded/)]);
+    const paged = buildSchema(`
+      type Row { ${fields.map((f) => `${f}: String`).join(' ')} }
+      type Query { rows(first: Int = 20): [Row!]! page(page: Int = 1, perPage: Int = 15): [Row!]! one: Row }
+    `);
+    const cost = (query: string, variables: Record<string, unknown> = {}) => operationCost(paged, parse(query), undefined, variables);
+
+    it('is 2 per object, 1 per scalar, ×1.5 per level', () => {
+      expect(cost('{ one { f0 f1 } }')).toBe(2 + 1.5 * 2);
+    });
+
+    it('grows with the page a list field asks for: a literal, a variable or the schema default alike', () => {
+      const perRow = 2 + 1.5 * 2;
+      expect(cost('{ rows(first: 100) { f0 f1 } }')).toBe(100 * perRow);
+      expect(cost('query ($n: Int) { rows(first: $n) { f0 f1 } }', { n: 100 })).toBe(100 * perRow);
+      expect(cost('query ($n: Int = 100) { rows(first: $n) { f0 f1 } }')).toBe(100 * perRow);
+      expect(cost('{ rows { f0 f1 } }')).toBe(20 * perRow);
+      expect(cost('query ($p: Int) { page(perPage: $p) { f0 f1 } }', { p: 50 })).toBe(50 * perRow);
+      expect(cost('{ page { f0 f1 } }')).toBe(15 * perRow);
+    });
+
+    it('adds up aliases; names the operation asked for among several', () => {
+      const aliased = Array.from({ length: 15 }, (_, i) => `a${i}: rows(first: $n) { f0 }`).join(' ');
+      expect(cost(`query ($n: Int) { ${aliased} }`, { n: 5000 })).toBe(15 * 5000 * (2 + 1.5));
+      const doc = parse('query Small { one { f0 } } query Big { rows(first: 1000) { f0 } }');
+      expect(operationCost(paged, doc, 'Small', {})).toBe(2 + 1.5);
+      expect(operationCost(paged, doc, 'Big', {})).toBe(1000 * (2 + 1.5));
+    });
+
+    it('is not told for variables that do not fit the operation (execution refuses them)', () => {
+      expect(cost('query ($n: Int) { rows(first: $n) { f0 } }', { n: 'many' })).toBeUndefined();
+    });
+
+    it('is free for introspection', () => {
+      expect(cost('{ __schema { types { name fields { name } } } }')).toBe(0);
+    });
   });
 });
