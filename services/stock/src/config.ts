@@ -1,5 +1,5 @@
 import { commonConfigShape, ConfigError, env, loadConfig } from '@pf/platform/config';
-import { isCountryCode } from './domain/countries';
+import { isCountryCode } from '@pf/platform/countries';
 
 /** Settings of the stock service itself, read from the environment (ServiceDeps.env). */
 export const stockConfigShape = {

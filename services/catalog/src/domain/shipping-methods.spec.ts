@@ -59,7 +59,7 @@ describe('a new shipping method', () => {
           code: 'Bad Code',
           name: '',
           carrier: ' ',
-          countryCodes: ['GB', 'GBR', '1A'],
+          countryCodes: ['GB', 'GBR', '1A', 'ZZ', 'uk', 'de'],
           serviceLevel: 'overnight',
           minDeliveryDays: 5,
           maxDeliveryDays: 2,
@@ -72,6 +72,9 @@ describe('a new shipping method', () => {
       'input.carrier',
       'input.countryCodes[1]',
       'input.countryCodes[2]',
+      // two letters, but no assigned country (UK is reserved, not GB's code)
+      'input.countryCodes[3]',
+      'input.countryCodes[4]',
       'input.serviceLevel',
       'input.maxDeliveryDays',
       'input.priority',

@@ -1,3 +1,4 @@
+import { isCountryCode } from '@pf/platform/countries';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { longerThan } from '@pf/platform/text';
 import type { ServiceLevel, ShippingMethod, ShippingMethodFields } from './model';
@@ -66,8 +67,13 @@ function textViolations(text: string, max: number, what: string, property: strin
 export function countryCodesViolations(codes: string[], property: string): Violation[] {
   if (codes.length > COUNTRY_CODES_MAX) return [{ property, message: `At most ${COUNTRY_CODES_MAX} country codes.` }];
   return codes.flatMap((code, i) =>
-    COUNTRY_CODE.test(code) ? [] : [{ property: `${property}[${i}]`, message: 'A country code is an ISO 3166-1 alpha-2 code (two letters).' }],
+    isCountry(code) ? [] : [{ property: `${property}[${i}]`, message: 'A country code is an assigned ISO 3166-1 alpha-2 code (e.g. GB).' }],
   );
+}
+
+/** Two letters in either case naming an assigned ISO 3166-1 country (`XX`, `ZZ`, `UK` are none). */
+function isCountry(code: string): boolean {
+  return COUNTRY_CODE.test(code) && isCountryCode(code.toUpperCase());
 }
 
 /** Upper case, without duplicates, sorted: one spelling per set of countries. */
@@ -184,5 +190,5 @@ export function byPreference(a: Pick<ShippingMethod, 'priority' | 'code'>, b: Pi
 
 /** A country code filter as given by a caller: two letters, any case. */
 export function countryFilterViolations(countryCode: string, property: string): Violation[] {
-  return COUNTRY_CODE.test(countryCode) ? [] : [{ property, message: 'A country code is an ISO 3166-1 alpha-2 code (two letters).' }];
+  return isCountry(countryCode) ? [] : [{ property, message: 'A country code is an assigned ISO 3166-1 alpha-2 code (e.g. GB).' }];
 }

@@ -1,4 +1,4 @@
-import { isCountryCode } from './countries';
+import { isCountryCode } from '@pf/platform/countries';
 import { feedPage, FEED_MAX_PAGE_SIZE } from './feed';
 import { countryCodeViolations, deltaViolations, holdLinesViolations, reasonViolations, warehouseCodeViolations } from './validation';
 

@@ -1,5 +1,5 @@
 import type { Violation } from '@pf/platform/problems';
-import { isCountryCode } from './countries';
+import { isCountryCode } from '@pf/platform/countries';
 import { PRINT_ON_DEMAND_CODE } from './model';
 
 /** Input checks of the stock use cases, each returning the violations it finds (empty: fine). */

@@ -1,6 +1,6 @@
 /**
- * The officially assigned ISO 3166-1 alpha-2 country codes (249). A warehouse's country is one of
- * these, in upper case.
+ * The officially assigned ISO 3166-1 alpha-2 country codes (249), in upper case: what a
+ * warehouse's country and a shipping method's countries are.
  */
 const ASSIGNED =
   'AD AE AF AG AI AL AM AO AQ AR AS AT AU AW AX AZ BA BB BD BE BF BG BH BI BJ BL BM BN BO BQ BR BS BT BV BW BY BZ ' +
