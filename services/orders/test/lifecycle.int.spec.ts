@@ -419,6 +419,10 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       expect(await page(u.shop, { page: 9 })).toMatchObject({ items: [], total: 5, from: null, to: null });
       const bad = await s.gql<any>(s.urls.orders, u.shop, `{ orders(filter: { status: ["lost"], updatedSince: "yesterday" }, perPage: 500) { total } }`);
       expect(problemOf(bad).violations.map((v: any) => v.property).sort()).toEqual(['filter.status', 'filter.updatedSince', 'perPage']);
+      // A list of statuses longer than any set of them is refused before its items are read; repeats within it are one.
+      const flood = await s.gql<any>(s.urls.orders, u.shop, 'query ($s: [String!]) { orders(filter: { status: $s }) { total } }', { s: Array(100_000).fill('draft') });
+      expect(problemOf(flood).violations).toEqual([{ property: 'filter.status', message: expect.stringMatching(/^At most 50/) }]);
+      expect((await page(u.shop, { filter: { status: ['draft', 'draft', 'queued'] } })).total).toBe(5);
     }, 60_000);
 
     it('a page is one snapshot: while its orders change, every order on it meets the filter and the count agrees with it', async () => {

@@ -53,6 +53,9 @@ export async function findVisibleOrder(deps: OrdersDeps, identity: Identity, uui
  * since, after a position in change order; back-office also channel, origin, fulfillable
  * statuses, confirmed or not.
  */
+/** Most values of one list filter (statuses): more than there are distinct ones, with room for repeats. */
+const MAX_FILTER_VALUES = 50;
+
 export async function listOrders(
   deps: OrdersDeps,
   identity: Identity,
@@ -64,10 +67,19 @@ export async function listOrders(
   const violations: Violation[] = [];
   if (!Number.isInteger(page) || page < 1) violations.push({ property: 'page', message: 'A whole number from 1.' });
   if (!Number.isInteger(perPage) || perPage < 1 || perPage > 100) violations.push({ property: 'perPage', message: 'A whole number from 1 to 100.' });
-  const bad = (filter.status ?? []).filter((s) => !isOrderStatus(s));
-  if (bad.length > 0) violations.push({ property: 'filter.status', message: `Unknown status ${bad.join(', ')}.` });
-  const badFulfillable = (filter.fulfillableStatus ?? []).filter((s) => !(FULFILLABLE_STATUSES as readonly string[]).includes(s));
-  if (badFulfillable.length > 0) violations.push({ property: 'filter.fulfillableStatus', message: `One of ${FULFILLABLE_STATUSES.join(', ')}.` });
+  // A list longer than any set of distinct values is a mistake (or 100 000 of them sent to slow the
+  // service down): refused before its items are looked at.
+  if ((filter.status?.length ?? 0) > MAX_FILTER_VALUES) violations.push({ property: 'filter.status', message: `At most ${MAX_FILTER_VALUES} statuses.` });
+  else {
+    const bad = (filter.status ?? []).filter((s) => !isOrderStatus(s));
+    if (bad.length > 0) violations.push({ property: 'filter.status', message: `Unknown status ${bad.join(', ')}.` });
+  }
+  if ((filter.fulfillableStatus?.length ?? 0) > MAX_FILTER_VALUES) {
+    violations.push({ property: 'filter.fulfillableStatus', message: `At most ${MAX_FILTER_VALUES} values.` });
+  } else {
+    const badFulfillable = (filter.fulfillableStatus ?? []).filter((s) => !(FULFILLABLE_STATUSES as readonly string[]).includes(s));
+    if (badFulfillable.length > 0) violations.push({ property: 'filter.fulfillableStatus', message: `One of ${FULFILLABLE_STATUSES.join(', ')}.` });
+  }
   if (filter.origin != null && !(ORDER_ORIGINS as readonly string[]).includes(filter.origin)) {
     violations.push({ property: 'filter.origin', message: `One of ${ORDER_ORIGINS.join(', ')}.` });
   }
@@ -98,13 +110,13 @@ export async function listOrders(
     if (filter.channelId != null) criteria.channelId = filter.channelId;
     if (filter.origin != null) criteria.origin = filter.origin;
   }
-  if (filter.status?.length) criteria.statuses = filter.status;
+  if (filter.status?.length) criteria.statuses = [...new Set(filter.status)];
   if (filter.orderNumber != null) criteria.orderNumber = filter.orderNumber;
   if (updatedSince) criteria.updatedSince = updatedSince;
   if (createdSince) criteria.createdSince = createdSince;
   if (after && updatedAfterAt) criteria.updatedAfter = { at: updatedAfterAt, uuid: after.uuid.toLowerCase() };
   if (scope.kind !== 'channel') {
-    if (filter.fulfillableStatus?.length) criteria.fulfillableStatuses = filter.fulfillableStatus;
+    if (filter.fulfillableStatus?.length) criteria.fulfillableStatuses = [...new Set(filter.fulfillableStatus)];
     if (filter.confirmed != null) criteria.confirmed = filter.confirmed;
   }
   const { total, orders: items } = await readOrderPage(
