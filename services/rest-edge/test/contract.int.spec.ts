@@ -146,6 +146,13 @@ describe('the OpenAPI contract', () => {
       expect(res.body.violations.map((v: { property: string }) => v.property).sort()).toEqual(named.split(','));
     });
 
+    it("another operation's parameter is an unknown one, ignored however it is written; on an unknown path the answer stays 404", async () => {
+      const token = await edge.call('GET', `${base}/token?status=%FF&page=0x2&per-page[x]=1`, { token: acme.shop!.token });
+      expect(token.status).toBe(200);
+      const nope = await edge.call('GET', `${base}/nope?status=%FF&page=x`, { token: acme.shop!.token });
+      expect(nope.status).toBe(404);
+    });
+
     it('a bracket key of an unknown parameter is ignored like any unknown parameter', async () => {
       const res = await edge.call('GET', `${base}/token?filter[__proto__]=x&x[y][z]=1&[page]=0`, { token: acme.shop!.token });
       sys.contract.check('GET', '/token', res);

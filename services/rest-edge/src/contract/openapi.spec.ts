@@ -1,4 +1,4 @@
-import { integerQueryParameters, loadContract, operationsOf, routingDocument, type OpenApiDocument } from './openapi';
+import { loadContract, operationsOf, queryOfOperations, routingDocument, type OpenApiDocument } from './openapi';
 
 const doc: OpenApiDocument = {
   openapi: '3.0.3',
@@ -46,24 +46,38 @@ describe('operationsOf', () => {
   });
 });
 
-describe('integerQueryParameters', () => {
-  it('names the query parameters typed integer, on operations and paths, through $refs', () => {
+describe('queryOfOperations', () => {
+  it("names one operation's query parameters and its integers, on the operation and its path, through $refs", () => {
     const withRefs: OpenApiDocument = {
       openapi: '3.0.3',
       info: { version: '1.0.0' },
+      servers: [{ url: '/v1' }],
       components: { parameters: { Page: { name: 'page', in: 'query', schema: { type: 'integer' } } } },
       paths: {
         '/a': {
           parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }],
           get: { parameters: [{ $ref: '#/components/parameters/Page' }, { name: 'q', in: 'query', schema: { type: 'string' } }] },
+          post: {},
         },
         '/b/{n}': { get: { parameters: [{ name: 'n', in: 'path', schema: { type: 'integer' } }, { name: 'size', in: 'query', schema: { type: 'integer' } }] } },
+        '/b/fixed': { get: { parameters: [{ name: 'only', in: 'query', schema: { type: 'string' } }] } },
       },
     };
-    expect(integerQueryParameters(withRefs)).toEqual(['limit', 'page', 'size']);
+    const queryOf = queryOfOperations(withRefs);
+    expect(queryOf('GET', '/v1/a')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'] });
+    expect(queryOf('HEAD', '/v1/a/')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'] });
+    expect(queryOf('POST', '/v1/a')).toEqual({ names: ['limit'], integers: ['limit'] });
+    expect(queryOf('GET', '/v1/b/7')).toEqual({ names: ['size'], integers: ['size'] });
+    // a concrete path before a templated one
+    expect(queryOf('GET', '/v1/b/fixed')).toEqual({ names: ['only'], integers: [] });
+    // nothing for a path or method the document lacks, or another case
+    for (const [m, p] of [['GET', '/v1/c'], ['DELETE', '/v1/a'], ['GET', '/V1/a']]) expect(queryOf(m!, p!)).toEqual({ names: [], integers: [] });
   });
 
-  it('finds the paging parameters of the contract', () => {
-    expect(integerQueryParameters(loadContract().document)).toEqual(['page', 'per-page', 'perPage', 'per_page']);
+  it("finds the contract's paging parameters on GET /orders, and none on the secret's rotation", () => {
+    const queryOf = queryOfOperations(loadContract().routing);
+    expect(queryOf('GET', '/v1/channels/acme-shop/orders').integers).toEqual(['page', 'per-page', 'perPage', 'per_page']);
+    expect(queryOf('GET', '/v1/channels/acme-shop/orders').names).toContain('status');
+    expect(queryOf('POST', '/v1/channels/acme-shop/webhooks/secret/rotate')).toEqual({ names: [], integers: [] });
   });
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { templateSource } from './path-template';
 
 /** The contract document, a source file of the edge (ARCHITECTURE principle 6). */
 export const OPENAPI_PATH = path.resolve(__dirname, '..', '..', 'openapi', 'channel-api.yaml');
@@ -102,36 +103,54 @@ interface ParameterObject {
 
 const SHARED_PARAMETER = '#/components/parameters/';
 
-/** Every query parameter of the document, on operations and on paths (a `$ref` to `components/parameters` followed). */
-function queryParameters(doc: OpenApiDocument): ParameterObject[] {
+/** The query parameters in these parameter lists (a `$ref` to `components/parameters` followed). */
+function queryParametersIn(doc: OpenApiDocument, lists: unknown[]): ParameterObject[] {
   const shared = (doc.components?.parameters ?? {}) as Record<string, ParameterObject>;
   const resolve = (p: ParameterObject): ParameterObject => (p.$ref?.startsWith(SHARED_PARAMETER) ? (shared[p.$ref.slice(SHARED_PARAMETER.length)] ?? p) : p);
   const found: ParameterObject[] = [];
-  for (const item of Object.values(doc.paths)) {
-    const lists = [item.parameters, ...HTTP_METHODS.map((m) => (item[m] as { parameters?: unknown } | undefined)?.parameters)];
-    for (const list of lists) {
-      if (!Array.isArray(list)) continue;
-      for (const p of (list as ParameterObject[]).map(resolve)) if (p.in === 'query' && p.name) found.push(p);
-    }
+  for (const list of lists) {
+    if (!Array.isArray(list)) continue;
+    for (const p of (list as ParameterObject[]).map(resolve)) if (p.in === 'query' && p.name) found.push(p);
   }
   return found;
+}
+
+/** The query parameters one operation takes: their names, and which of them are integers. */
+export interface OperationQuery {
+  names: readonly string[];
+  integers: readonly string[];
+}
+
+/**
+ * The query parameters of the operation a request goes to, by its method and path (as the edge
+ * routes: case-sensitively, a trailing slash allowed; HEAD as GET); none for a path or method the
+ * document lacks. Checks of the query look only at the parameters of the request's own operation:
+ * another operation's parameter is an unknown one here, ignored.
+ */
+export function queryOfOperations(doc: OpenApiDocument): (method: string, path: string) => OperationQuery {
+  const server = doc.servers?.[0]?.url ?? '';
+  const base = server === '/' ? '' : server.replace(/\/$/, '');
+  const operations = Object.entries(doc.paths)
+    // Concrete paths before templated ones (OpenAPI's matching order): /products/validate-skus before /products/{productUuid}.
+    .sort(([a], [b]) => (a.match(/\{/g)?.length ?? 0) - (b.match(/\{/g)?.length ?? 0))
+    .flatMap(([p, item]) =>
+      HTTP_METHODS.filter((m) => item[m]).map((m) => {
+        const parameters = queryParametersIn(doc, [item.parameters, (item[m] as { parameters?: unknown }).parameters]);
+        return {
+          method: m.toUpperCase(),
+          path: new RegExp(`${templateSource(base + p)}/?$`),
+          query: { names: sortedNames(parameters), integers: sortedNames(parameters.filter((x) => x.schema?.type === 'integer')) },
+        };
+      }),
+    );
+  const none: OperationQuery = { names: [], integers: [] };
+  return (method, path) => {
+    const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+    return operations.find((o) => o.method === m && o.path.test(path))?.query ?? none;
+  };
 }
 
 function sortedNames(parameters: ParameterObject[]): string[] {
   return [...new Set(parameters.map((p) => p.name as string))].sort();
 }
 
-/** Names of the query parameters of any operation of the document. */
-export function queryParameterNames(doc: OpenApiDocument): string[] {
-  return sortedNames(queryParameters(doc));
-}
-
-/**
- * Names of the query parameters the document types as integers, on any operation (a `$ref` to
- * `components/parameters` followed). The request validator coerces a query value with
- * `Number()`, which also reads `1e1`, `0x2` and ` 7`; these names get a stricter reading first
- * (see `refuseNonDecimalIntegers`).
- */
-export function integerQueryParameters(doc: OpenApiDocument): string[] {
-  return sortedNames(queryParameters(doc).filter((p) => p.schema?.type === 'integer'));
-}

@@ -4,7 +4,7 @@ import { unstorableTextMembers } from '@pf/platform/text';
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
-import { integerQueryParameters, queryParameterNames, type OpenApiDocument } from './openapi';
+import { queryOfOperations, type OpenApiDocument, type OperationQuery } from './openapi';
 import { openApiMetadata } from './route-lookup';
 
 /**
@@ -46,11 +46,14 @@ export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
   replaceMetadataStep(validator);
   // What the package's `middleware(options)` does, with the step above replaced.
   const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec as never, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
+  // The query checks look at the parameters of the request's own operation (others are unknown there).
+  const queryOf = queryOfOperations(routing);
+  const operationQuery: QueryOfRequest = (req) => queryOf(req.method, req.path);
   return [
     refuseUnstorableText,
-    refuseUndecodableQuery(queryParameterNames(routing)),
-    refuseBracketNotation(queryParameterNames(routing)),
-    refuseNonDecimalIntegers(integerQueryParameters(routing)),
+    refuseUndecodableQuery(operationQuery),
+    refuseBracketNotation(operationQuery),
+    refuseNonDecimalIntegers(operationQuery),
     ...(validator.installMiddleware(spec) as unknown as RequestHandler[]),
   ];
 }
@@ -79,12 +82,14 @@ function decodedOrNull(raw: string): string | null {
   }
 }
 
-/** A documented query parameter whose value is not percent-encoded UTF-8 is a 422 naming it. */
-export function refuseUndecodableQuery(names: readonly string[]): RequestHandler {
-  const documented = new Set(names);
+/** The query parameters of the operation a request goes to (none for a path the document lacks). */
+export type QueryOfRequest = (req: Request) => OperationQuery;
+
+/** A query parameter of the request's operation whose value is not percent-encoded UTF-8 is a 422 naming it. */
+export function refuseUndecodableQuery(queryOf: QueryOfRequest): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     const at = req.originalUrl.indexOf('?');
-    const properties = at < 0 ? [] : undecodableQueryParameters(req.originalUrl.slice(at + 1), documented);
+    const properties = at < 0 ? [] : undecodableQueryParameters(req.originalUrl.slice(at + 1), new Set(queryOf(req).names));
     if (properties.length === 0) next();
     else next(Problem.validation(properties.map((property) => ({ property, message: 'must be percent-encoded UTF-8' }))));
   };
@@ -101,12 +106,12 @@ export function bracketNotationTarget(key: string): string | undefined {
 }
 
 /**
- * A documented query parameter sent in bracket notation is a 422 naming it; other bracket keys are
- * unknown parameters, ignored like any other.
+ * A query parameter of the request's operation sent in bracket notation is a 422 naming it; other
+ * bracket keys are unknown parameters, ignored like any other.
  */
-export function refuseBracketNotation(names: readonly string[]): RequestHandler {
-  const documented = new Set(names);
+export function refuseBracketNotation(queryOf: QueryOfRequest): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
+    const documented = new Set(queryOf(req).names);
     const targets = new Set(
       Object.keys(req.query as Record<string, unknown>)
         .map(bracketNotationTarget)
@@ -124,10 +129,10 @@ const DECIMAL_INTEGER = /^-?[0-9]+$/;
  * An integer query parameter sent in any other notation than decimal digits (`1e1`, `0x2`, `2.0`,
  * ` 7`, `+7` read as ` 7`) is a 422 naming it; the validator checks type and range of the rest.
  */
-export function refuseNonDecimalIntegers(names: readonly string[]): RequestHandler {
+export function refuseNonDecimalIntegers(queryOf: QueryOfRequest): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     const query = req.query as Record<string, unknown>;
-    const violations = names
+    const violations = queryOf(req).integers
       .filter((name) => {
         const value = query[name];
         const values = Array.isArray(value) ? value : value === undefined ? [] : [value];
