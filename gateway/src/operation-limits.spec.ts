@@ -40,6 +40,9 @@ describe('operation limits', () => {
       expect(cost('query ($n: Int) { rows(first: $n) { f0 f1 } }', { n: 100 })).toBe(100 * perRow);
       expect(cost('query ($n: Int = 100) { rows(first: $n) { f0 f1 } }')).toBe(100 * perRow);
       expect(cost('{ rows { f0 f1 } }')).toBe(20 * perRow);
+      // null asks for the default page (as the resolver reads it)
+      expect(cost('{ rows(first: null) { f0 f1 } }')).toBe(20 * perRow);
+      expect(cost('query ($n: Int) { rows(first: $n) { f0 f1 } }', { n: null })).toBe(20 * perRow);
       expect(cost('query ($p: Int) { page(perPage: $p) { f0 f1 } }', { p: 50 })).toBe(50 * perRow);
       expect(cost('{ page { f0 f1 } }')).toBe(15 * perRow);
     });

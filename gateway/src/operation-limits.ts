@@ -52,15 +52,21 @@ const PAGE_SIZE_ARGUMENTS = ['first', 'last', 'perPage'];
 /**
  * A field's cost: 2 for an object, 1 for a scalar, plus 1.5 × what its selections cost, times the
  * page it asks for (its `first`, `last` or `perPage`, from a literal, a variable or the schema's
- * default). A static rule reads only literals: `first: $n` counted as 1 page item, so 15 aliases
+ * default; every list field of the schema declares its default page, so leaving the size out, or
+ * sending null, counts as the page the service will answer). A static rule reads only literals: `first: $n` counted as 1 page item, so 15 aliases
  * of a 5000-row page passed a limit that refused one written `first: 5000`. Introspection is free
  * (it is off where it matters).
  */
 export function fieldCost({ field, node, args, childComplexity }: ComplexityEstimatorArgs): number {
   if (field.name.startsWith('__')) return 0;
   const own = node.selectionSet ? 2 : 1;
-  const page = Math.max(1, ...PAGE_SIZE_ARGUMENTS.map((name) => (typeof args[name] === 'number' && args[name] > 0 ? (args[name] as number) : 1)));
+  const page = Math.max(1, ...PAGE_SIZE_ARGUMENTS.map((name) => pageSize(args[name] ?? field.args.find((a) => a.name === name)?.defaultValue)));
   return (own + 1.5 * childComplexity) * page;
+}
+
+/** A page size as asked (an explicit null asks for the field's default, as its resolver reads it). */
+function pageSize(value: unknown): number {
+  return typeof value === 'number' && value > 0 ? value : 1;
 }
 
 /**

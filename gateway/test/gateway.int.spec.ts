@@ -275,6 +275,10 @@ describe('gateway in front of the real subgraphs', () => {
     expect(big.body.errors).toEqual([expect.objectContaining({ message: expect.stringMatching(/^Query Cost limit of 20000 exceeded, found 34500/), extensions: expect.objectContaining({ code: 'GRAPHQL_VALIDATION_FAILED' }) })]);
     expect(allReceived()).toEqual([]);
     expect((await post(gw, pages, { auth, variables: { f: 10 } })).body.errors).toBeUndefined();
+    // Leaving the page size out asks for the field's default page (stockLevels: 1000 rows): costed as such.
+    const defaults = await post(gw, `{ ${Array.from({ length: 15 }, (_, i) => `s${i}: stockLevels { items { productUuid sku stock } nextCursor }`).join(' ')} }`, { auth });
+    expect(defaults.status).toBe(400);
+    expect(defaults.body.errors?.[0]?.message).toMatch(/^Query Cost limit of 20000 exceeded/);
     // The page the edge streams GET /stock-levels in (5000 rows), asked with a channel identity.
     const edgePage = await post(gw, 'query ($f: Int) { stockLevels(first: $f) { nextCursor itemsJson } }', { auth: bearer(channelIdentity('alpha', 'alpha-shop')), variables: { f: 5000 } });
     expect(edgePage.body.errors).toBeUndefined();
