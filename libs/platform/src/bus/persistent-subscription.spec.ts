@@ -39,6 +39,29 @@ describe('persistentSubscription', () => {
     expect(subscribe).toHaveBeenCalledTimes(1);
   });
 
+  it('a stop does not wait long for an attempt under way; the attempt stops what it made when it ends', async () => {
+    const sub = stoppable();
+    let join!: () => void;
+    const joined = new Promise<void>((resolve) => (join = resolve));
+    const p = persistentSubscription(async () => {
+      await joined;
+      return sub;
+    }, { name: 'x', logger, stopWaitMs: 10 });
+    await p.stop();
+    expect(sub.stop).not.toHaveBeenCalled();
+    join();
+    await p.subscribed;
+    expect(sub.stop).toHaveBeenCalledTimes(1);
+  });
+
+  it('two stops stop the subscription once', async () => {
+    const sub = stoppable();
+    const p = persistentSubscription(async () => sub, { name: 'x', logger });
+    await p.subscribed;
+    await Promise.all([p.stop(), p.stop()]);
+    expect(sub.stop).toHaveBeenCalledTimes(1);
+  });
+
   it('stopped while an attempt is under way that then succeeds: that subscription is stopped too', async () => {
     const sub = stoppable();
     let join!: () => void;

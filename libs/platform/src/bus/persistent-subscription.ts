@@ -8,6 +8,11 @@ export interface PersistentSubscriptionOptions {
   /** First wait after a failed attempt; doubled after each further one, up to `maxDelayMs`. */
   minDelayMs?: number;
   maxDelayMs?: number;
+  /**
+   * How long `stop` waits for an attempt under way (the client may be retrying a broker that is
+   * down); the attempt stops what it made when it ends. Default 2 s: a shutdown has its own limit.
+   */
+  stopWaitMs?: number;
 }
 
 /**
@@ -65,9 +70,13 @@ export function persistentSubscription(
     async stop() {
       stopped = true;
       wake?.();
-      await attempts;
-      await current?.stop();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([attempts, new Promise<void>((resolve) => (timer = setTimeout(resolve, opts.stopWaitMs ?? 2000)))]);
+      clearTimeout(timer);
+      // Taken before awaiting, so that two stops do not stop it twice.
+      const subscribed = current;
       current = undefined;
+      await subscribed?.stop();
     },
   };
 }

@@ -47,15 +47,15 @@ export async function findVisibleOrder(deps: OrdersDeps, identity: Identity, uui
   return order && isVisible(scopeOf(identity), order) ? order : null;
 }
 
+/** Most values of one list filter (statuses): more than there are distinct ones, with room for repeats. */
+const MAX_FILTER_VALUES = 50;
+
 /**
  * A numbered page of the orders the caller may see: a channel its own API orders (rule O1), a
  * back-office user every channel of the team. Filters: statuses, order number, changed or created
  * since, after a position in change order; back-office also channel, origin, fulfillable
  * statuses, confirmed or not.
  */
-/** Most values of one list filter (statuses): more than there are distinct ones, with room for repeats. */
-const MAX_FILTER_VALUES = 50;
-
 export async function listOrders(
   deps: OrdersDeps,
   identity: Identity,
