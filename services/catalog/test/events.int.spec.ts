@@ -5,6 +5,7 @@ import { decodeEvent } from '@pf/platform/events/registry';
 import { TOPICS } from '@pf/platform/events/topics';
 import { createLogger } from '@pf/platform/logging';
 import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { CatalogUseCases, createPrismaClient } from '../src';
 import {
   backOffice,
   CREATE_PRODUCT,
@@ -89,6 +90,32 @@ describe('catalog events: outbox in the same transaction', () => {
     // The version in the events is the version of the row.
     const { rows: stored } = await h.pool.query('SELECT version FROM catalog.product WHERE uuid = $1', [p.uuid]);
     expect(stored).toEqual([{ version: 6 }]);
+  });
+
+  it('product events are stamped in the order of the changes, not by the clock of the replica that made each (a SKU passing on)', async () => {
+    const a = await createProduct(h, 'clk', { sku: 'CLK-1', name: 'Old' });
+    const seq = await h.lastSeq();
+    // A replica whose clock runs an hour ahead deletes A, freeing its SKU...
+    const prisma = createPrismaClient(h.db.url, 2);
+    try {
+      const ahead = new CatalogUseCases({ prisma });
+      jest.useFakeTimers({
+        now: Date.now() + 3_600_000,
+        doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
+      });
+      try {
+        await ahead.deleteProduct(backOffice('clk'), a.uuid);
+      } finally {
+        jest.useRealTimers();
+      }
+    } finally {
+      await prisma.$disconnect();
+    }
+    // ...then this one, on time, gives the SKU to B: B's state must read newer (the orders read model matches the newer).
+    await createProduct(h, 'clk', { sku: 'CLK-1', name: 'New' });
+    const [deleted, created] = await h.outboxAfter(seq);
+    expect([deleted!.envelope.type, created!.envelope.type]).toEqual(['product.deleted', 'product.created']);
+    expect(Date.parse(created!.envelope.occurredAt)).toBeGreaterThanOrEqual(Date.parse(deleted!.envelope.occurredAt));
   });
 
   it('every shipping method change writes its full state, keyed <team>:<code>', async () => {

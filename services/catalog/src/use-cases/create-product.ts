@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ProductCreated } from '@pf/platform/events/catalog';
 import type { Identity } from '@pf/platform/identity';
-import { newEvent } from '@pf/platform/outbox/outbox';
+import { outgoing } from '@pf/platform/outbox/outbox';
 import { teamForChange } from '../domain/authorisation';
 import { productState, type Product } from '../domain/model';
 import { newProductFields, skuTaken, type NewProductInput } from '../domain/products';
-import { insertProduct, isUniqueViolation } from '../repositories/catalog-repository';
+import { databaseClock, insertProduct, isUniqueViolation } from '../repositories/catalog-repository';
 import { changeWithEvents, nowOf, type CatalogDeps } from './deps';
 
 export type CreateProductInput = NewProductInput;
@@ -21,7 +21,8 @@ export async function createProduct(deps: CatalogDeps, identity: Identity, input
   try {
     return await changeWithEvents(deps, async (tx) => {
       const product = await insertProduct(tx, { uuid: randomUUID(), teamCode, fields, at: nowOf(deps) });
-      return { result: product, events: [newEvent(ProductCreated, product.uuid, productState(product))] };
+      const at = await databaseClock(tx);
+      return { result: product, events: [outgoing(ProductCreated, ProductCreated.create(product.uuid, productState(product), at))] };
     });
   } catch (err) {
     if (isUniqueViolation(err) && fields.sku !== null) throw skuTaken(fields.sku);

@@ -1,12 +1,12 @@
 import { ProductDeleted, ProductUpdated } from '@pf/platform/events/catalog';
 import type { Identity } from '@pf/platform/identity';
-import { newEvent } from '@pf/platform/outbox/outbox';
+import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { productNotFound, teamForChange } from '../domain/authorisation';
 import { productState, type Product } from '../domain/model';
 import { isUuid } from '../domain/pagination';
 import { productChanges, skuTaken, type ProductChangeInput } from '../domain/products';
-import { isUniqueViolation, lockProduct, updateProduct as saveProduct, type Db } from '../repositories/catalog-repository';
+import { databaseClock, isUniqueViolation, lockProduct, updateProduct as saveProduct, type Db } from '../repositories/catalog-repository';
 import { changeWithEvents, nowOf, type CatalogDeps } from './deps';
 
 export type UpdateProductInput = ProductChangeInput;
@@ -48,7 +48,8 @@ export async function updateProduct(
       if (Object.keys(change).length === 0) return { result: current, events: [] };
       newSku = change.sku;
       const updated = await saveProduct(tx, current.uuid, change, nowOf(deps));
-      return { result: updated, events: [newEvent(ProductUpdated, updated.uuid, productState(updated))] };
+      const at = await databaseClock(tx);
+      return { result: updated, events: [outgoing(ProductUpdated, ProductUpdated.create(updated.uuid, productState(updated), at))] };
     });
   } catch (err) {
     if (isUniqueViolation(err) && newSku) throw skuTaken(newSku);
@@ -66,6 +67,7 @@ export async function deleteProduct(deps: CatalogDeps, identity: Identity, uuid:
     const current = await lockOwnLiveProduct(tx, teamCode, uuid, expectedVersion);
     const at = nowOf(deps);
     const deleted = await saveProduct(tx, current.uuid, { deletedAt: at }, at);
-    return { result: deleted, events: [newEvent(ProductDeleted, deleted.uuid, productState(deleted))] };
+    const stamped = await databaseClock(tx);
+    return { result: deleted, events: [outgoing(ProductDeleted, ProductDeleted.create(deleted.uuid, productState(deleted), stamped))] };
   });
 }
