@@ -61,6 +61,9 @@ export interface Unit {
 
 const ATTEMPTS = 4;
 
+const LOCK_ORDERS = `SELECT 1 FROM orders.orders WHERE uuid = ANY($1::uuid[]) ORDER BY uuid FOR UPDATE`;
+const JOURNAL_ROWS = `SELECT count(*)::int AS n FROM orders.stock_step WHERE order_uuid = ANY($1::uuid[])`;
+
 /**
  * Runs `work` in one transaction and writes its events to the outbox in it: the change and its
  * events commit together or not at all. When it does not commit, the compensations of the steps
@@ -91,6 +94,27 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
       if (outcome.uncertain && journaled.length > 0) deps.logger.warn({ orders: journaled, err: cause }, 'a stock step ended without a definite answer; the stock repair will reconcile the order');
       if (undone && !outcome.uncertain && deps.journalPool) await clearStockSteps(deps.journalPool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
     };
+    // A failure of COMMIT itself (a deferred write refused there): the change's lock is gone, so its
+    // steps are undone under the order's lock taken again, and only while its journal rows are
+    // still there. A change of the order that got the lock first found them and put the order's
+    // stock right (the stock repair) before building on it: undoing now would undo that change's
+    // holds. Then the rows are gone and nothing is undone here.
+    const undoAfterFailedCommit = async (cause: unknown): Promise<void> => {
+      if (journaled.length === 0 || !deps.journalPool) {
+        await undo(cause);
+        return;
+      }
+      await inPgTransaction(deps.pool, async (tx) => {
+        await tx.query(LOCK_ORDERS, [[...journaled].sort()]);
+        const { rows } = await tx.query<{ n: number }>(JOURNAL_ROWS, [journaled]);
+        if (rows[0]!.n < journaled.length) {
+          undoneAlready = true;
+          deps.logger.warn({ orders: journaled, err: cause }, 'a change of the order put its stock right before this failed change could undo its steps; nothing undone');
+          return;
+        }
+        await undo(cause);
+      });
+    };
     try {
       return await inPgTransaction(deps.pool, async (tx) => {
         const stock = journaledStock(deps, tx, journaled, outcome);
@@ -110,8 +134,10 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
         return result;
       });
     } catch (err) {
-      // A failure of COMMIT itself (a deferred write refused there): undone once the lock is gone.
-      if (!undoneAlready) await undo(err);
+      if (!undoneAlready) {
+        // Not undone (the database failing here too): the journal rows stay for the stock repair.
+        await undoAfterFailedCommit(err).catch((uerr) => deps.logger.error({ err: uerr, cause: err }, 'the steps of a change whose COMMIT failed could not be undone; the stock repair will put them right'));
+      }
       if (attempt < ATTEMPTS && isRetryableConflict(err)) {
         await new Promise((r) => setTimeout(r, 5 * attempt + Math.floor(Math.random() * 10)));
         continue;
