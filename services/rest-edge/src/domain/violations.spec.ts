@@ -1,4 +1,4 @@
-import { onTheCountAlone, propertyOfPointer } from './violations';
+import { onePerProperty, onTheCountAlone, propertyOfPointer } from './violations';
 
 describe('propertyOfPointer', () => {
   it.each([
@@ -43,5 +43,22 @@ describe('onTheCountAlone', () => {
   it('leaves the failures of lists within their length as they are', () => {
     const failures = [{ path: '/body/orderLines/3/quantity', message: 'must be >= 1', errorCode: 'minimum.openapi.validation' }];
     expect(onTheCountAlone(failures)).toBe(failures);
+  });
+});
+
+describe('onePerProperty', () => {
+  it('gives each field one violation, in the order first named, its distinct messages joined', () => {
+    expect(
+      onePerProperty([
+        { property: 'sort', message: 'must be string' },
+        { property: 'page', message: 'must be >= 1' },
+        { property: 'sort', message: 'must be equal to one of the allowed values' },
+        { property: 'sort', message: 'must be string' },
+      ]),
+    ).toEqual([
+      { property: 'sort', message: 'must be string; must be equal to one of the allowed values' },
+      { property: 'page', message: 'must be >= 1' },
+    ]);
+    expect(onePerProperty([])).toEqual([]);
   });
 });

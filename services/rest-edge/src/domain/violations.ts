@@ -23,6 +23,22 @@ export function propertyOfPointer(pointer: string): string {
 
 const REQUEST_PARTS = new Set(['body', 'query', 'params', 'path', 'headers', 'cookies']);
 
+/**
+ * One violation per field, in the order the fields were first named, its messages joined: the
+ * validator reports each failed keyword, and a query parameter sent twice (`sort=a&sort=b`) or
+ * whose list items fail is one field of the request (spec section 7: `violations[].property`
+ * names each field).
+ */
+export function onePerProperty(violations: readonly Violation[]): Violation[] {
+  const byProperty = new Map<string, string[]>();
+  for (const v of violations) {
+    const messages = byProperty.get(v.property) ?? [];
+    if (!messages.includes(v.message)) messages.push(v.message);
+    byProperty.set(v.property, messages);
+  }
+  return [...byProperty].map(([property, messages]) => ({ property, message: messages.join('; ') }));
+}
+
 /** One failure as the request validator reports it (a JSON pointer and the keyword that failed). */
 export interface ValidationFailure {
   path: string;

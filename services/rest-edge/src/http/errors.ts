@@ -4,7 +4,7 @@ import { error as validatorErrors } from 'express-openapi-validator';
 import { bodyRefusal } from '@pf/platform/http/body-refusal';
 import type { Logger } from '@pf/platform/logging';
 import { Problem, type Violation } from '@pf/platform/problems';
-import { onTheCountAlone, propertyOfPointer } from '../domain/violations';
+import { onePerProperty, onTheCountAlone, propertyOfPointer } from '../domain/violations';
 import { UpstreamError } from '../upstream/graphql';
 import { NOT_JSON } from './body';
 import { requestIdOf } from './request-context';
@@ -72,7 +72,7 @@ function withHead(allow: string): string {
 
 function violationsOf(err: ValidatorError): Violation[] {
   const items = err.errors?.length ? onTheCountAlone(err.errors) : [{ path: '/body', message: err.message }];
-  return items.map((e) => ({ property: propertyOfPointer(e.path), message: e.message }));
+  return onePerProperty(items.map((e) => ({ property: propertyOfPointer(e.path), message: e.message })));
 }
 
 function methodOf(err: ValidatorError): string {
