@@ -67,12 +67,17 @@ describe('merchant side: entered and imported orders, dashboards through the sup
     const o = (await s.ok<any>(t.backOffice, ENTER_ORDER, { input: orderInput(`m-${uniqueSuffix()}`, [['SKU-A', 1]], { reserve: true }) })).enterOrder;
     expect(o).toMatchObject({ origin: 'merchant-app', channelId: `${t.teamCode}-standard`, status: 'draft', stockHeld: true });
     const bad = await s.problem(t.backOffice, ENTER_ORDER, { input: orderInput('m-bad', [['SKU-A', 1], ['NOPE', 1]]) });
-    expect(bad.violations).toEqual([{ property: 'orderLines[1].product.sku', message: expect.any(String) }]);
+    // Named as the mutation's argument, as every back-office refusal (a NUL in a field is named so by the platform too).
+    expect(bad.violations).toEqual([{ property: 'input.orderLines[1].product.sku', message: expect.any(String) }]);
+    const long = await s.problem(t.backOffice, ENTER_ORDER, { input: orderInput('m-long', [['SKU-A', 1]], { shippingDetails: { firstName: 'x'.repeat(101), city: 'Leeds', address1: '1 Road', country: { code: 'GB' } } }) });
+    expect(long.violations?.map((v: any) => v.property)).toEqual(['input.shippingDetails.firstName']);
+    const nul = await s.problem(t.backOffice, ENTER_ORDER, { input: orderInput('m-nul', [['SKU-A', 1]], { shippingDetails: { firstName: 'a\u0000b', city: 'Leeds', address1: '1 Road', country: { code: 'GB' } } }) });
+    expect(nul.violations?.map((v: any) => v.property)).toEqual(['input.shippingDetails.firstName']);
     const outbox = (await s.outboxAfter()).filter((e) => e.event_key === o.uuid);
     expect(outbox.map((e) => [e.envelope.type, e.envelope.payload.order.origin])).toEqual([['order.created', 'merchant-app']]);
     // Amending it is as strict: an unmatched SKU is refused, not dropped.
     const amend = await s.problem(t.backOffice, AMEND_ORDER, { uuid: o.uuid, input: { orderLines: [{ lineNumber: 1, product: { sku: 'SKU-A' }, quantity: 2 }, { lineNumber: 2, product: { sku: 'NOPE' }, quantity: 1 }] } });
-    expect(amend.violations).toEqual([{ property: 'orderLines[1].product.sku', message: expect.any(String) }]);
+    expect(amend.violations).toEqual([{ property: 'input.orderLines[1].product.sku', message: expect.any(String) }]);
   });
 
   it('importOrders writes every order onto a channel of the team (origin import), or none, naming orders[i]', async () => {

@@ -51,7 +51,10 @@ export async function amendOrderLines(
   uuid: string,
   input: { orderLines: OrderLineInput[]; strictSkus?: boolean | null },
 ): Promise<AmendmentResult> {
-  const lines = validateLines(input.orderLines ?? [], { requireLineNumbers: true });
+  // A back-office caller's refusals name the mutation's argument (`input.orderLines[1].quantity`),
+  // as all its others; a channel's (the REST edge's) name the REST fields it passes on.
+  const prefix = identity.kind === 'backoffice' ? 'input.' : '';
+  const lines = validateLines(input.orderLines ?? [], { requireLineNumbers: true, prefix });
   if (!lines.ok) throw Problem.validation(lines.violations);
   const scope = scopeOf(identity);
   try {
@@ -71,7 +74,7 @@ export async function amendOrderLines(
 
       const products = await liveProductsBySku(tx, order.teamCode, lines.value.map((l) => l.sku));
       // An order entered in the merchant application never drops a line (enterOrder is always strict).
-      const matched = matchSkus(lines.value, products, input.strictSkus === true || order.origin === 'merchant-app');
+      const matched = matchSkus(lines.value, products, input.strictSkus === true || order.origin === 'merchant-app', prefix);
       if (!matched.ok) throw Problem.validation(matched.violations, 'Some order lines name SKUs the team has no product for.');
       const wanted = matched.lines;
       // The same lines again are an amendment too (spec section 3: an accepted amendment rebuilds the

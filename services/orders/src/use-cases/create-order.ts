@@ -125,9 +125,11 @@ export async function enterOrder(deps: OrdersDeps, identity: Identity, input: Or
   requireMerchant(identity);
   if (identity.kind !== 'backoffice') throw new Problem('forbidden', { detail: 'Orders are entered by a back-office user of the team.' });
   const teamCode = identity.teamCode;
-  const wanted = validated({ ...input, strictSkus: true });
+  // Named as the mutation's argument (`input.shippingDetails.city`), as every back-office refusal
+  // is; createOrder's names are the REST fields the edge passes on (`shippingDetails.city`).
+  const wanted = validated({ ...input, strictSkus: true }, 'input.');
   await requireActiveTeam(deps.pool, teamCode);
-  const lines = await matchedLines(deps, teamCode, wanted, true);
+  const lines = await matchedLines(deps, teamCode, wanted, true, 'input.');
   const channelId = (await standardChannelOf(deps.pool, teamCode)) ?? `${teamCode}-standard`;
   return inTransaction(deps, (tx, unit) =>
     writeNewOrder(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' }), { teamCode, channelId, origin: 'merchant-app', wanted, lines }),
