@@ -4,6 +4,7 @@ import type { EventEnvelope } from '@pf/platform/events/envelope';
 import { TOPICS } from '@pf/platform/events/topics';
 import { createLogger } from '@pf/platform/logging';
 import { eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { withClockAhead } from '@pf/platform/testing/clock';
 import { AccountsUseCases, createPrismaClient } from '../src';
 import {
   backOffice,
@@ -113,16 +114,10 @@ describe('accounts events: outbox in the same transaction', () => {
     const prisma = createPrismaClient(h.db.url, 2);
     try {
       const ahead = new AccountsUseCases({ prisma });
-      jest.useFakeTimers({
-        now: Date.now() + 3_600_000,
-        doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
-      });
-      try {
+      await withClockAhead(3_600_000, async () => {
         await ahead.updateChannel(operator, 'clk-shop', { active: false });
         await ahead.updateTeam(operator, 'clk', { name: 'Renamed ahead' });
-      } finally {
-        jest.useRealTimers();
-      }
+      });
     } finally {
       await prisma.$disconnect();
     }

@@ -5,6 +5,7 @@ import { decodeEvent } from '@pf/platform/events/registry';
 import { TOPICS } from '@pf/platform/events/topics';
 import { createLogger } from '@pf/platform/logging';
 import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { withClockAhead } from '@pf/platform/testing/clock';
 import { CatalogUseCases, createPrismaClient } from '../src';
 import {
   backOffice,
@@ -99,15 +100,7 @@ describe('catalog events: outbox in the same transaction', () => {
     const prisma = createPrismaClient(h.db.url, 2);
     try {
       const ahead = new CatalogUseCases({ prisma });
-      jest.useFakeTimers({
-        now: Date.now() + 3_600_000,
-        doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
-      });
-      try {
-        await ahead.deleteProduct(backOffice('clk'), a.uuid);
-      } finally {
-        jest.useRealTimers();
-      }
+      await withClockAhead(3_600_000, () => ahead.deleteProduct(backOffice('clk'), a.uuid));
     } finally {
       await prisma.$disconnect();
     }

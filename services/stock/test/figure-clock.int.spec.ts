@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { withClockAhead } from '@pf/platform/testing/clock';
 import { openStockDb, StockUseCases, type StockDb } from '../src';
 import { holdOrder, lastOutboxSeq, ordersService, outboxAfter, setStock, startStock, warehouse, type StockHarness } from './harness';
 
@@ -29,16 +30,10 @@ describe('the changedAt of figure events', () => {
     const seq = await lastOutboxSeq(h);
     // A replica whose clock runs an hour ahead holds first...
     const ahead = new StockUseCases({ pool: replicaDb.pool, prisma: replicaDb.prisma, podCountryCode: 'GB' });
-    jest.useFakeTimers({
-      now: Date.now() + 3_600_000,
-      doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'],
-    });
-    try {
-      const held = await ahead.holdStock(ordersService, { teamCode: team, orderUuid: randomUUID(), lines: [{ lineNumber: 1, productUuid: p.productUuid, quantity: 2 }] });
-      expect(held.kind).toBe('held');
-    } finally {
-      jest.useRealTimers();
-    }
+    const held = await withClockAhead(3_600_000, () =>
+      ahead.holdStock(ordersService, { teamCode: team, orderUuid: randomUUID(), lines: [{ lineNumber: 1, productUuid: p.productUuid, quantity: 2 }] }),
+    );
+    expect(held.kind).toBe('held');
     // ...then this one, on time.
     await holdOrder(h, team, randomUUID(), [{ lineNumber: 1, productUuid: p.productUuid, quantity: 3 }]);
     const events = (await outboxAfter(h, seq)).map((e) => e.envelope.payload as { stock: number; changedAt: string });

@@ -5,6 +5,17 @@ describe('persistentSubscription', () => {
   const logger = { warn: jest.fn(), info: jest.fn() };
   const stoppable = () => ({ stop: jest.fn(async () => undefined) });
   const unreachable = () => Promise.reject(new Error('ECONNREFUSED'));
+  /** A subscribe that joins only when told to. */
+  const joiningLater = () => {
+    const sub = stoppable();
+    let join!: () => void;
+    const joined = new Promise<void>((resolve) => (join = resolve));
+    const subscribe = async (): Promise<Subscription> => {
+      await joined;
+      return sub;
+    };
+    return { sub, join, subscribe };
+  };
 
   it('subscribes at once when it can; stopping stops the subscription', async () => {
     const sub = stoppable();
@@ -40,13 +51,8 @@ describe('persistentSubscription', () => {
   });
 
   it('a stop does not wait long for an attempt under way; the attempt stops what it made when it ends', async () => {
-    const sub = stoppable();
-    let join!: () => void;
-    const joined = new Promise<void>((resolve) => (join = resolve));
-    const p = persistentSubscription(async () => {
-      await joined;
-      return sub;
-    }, { name: 'x', logger, stopWaitMs: 10 });
+    const { sub, join, subscribe } = joiningLater();
+    const p = persistentSubscription(subscribe, { name: 'x', logger, stopWaitMs: 10 });
     await p.stop();
     expect(sub.stop).not.toHaveBeenCalled();
     join();
@@ -63,13 +69,8 @@ describe('persistentSubscription', () => {
   });
 
   it('stopped while an attempt is under way that then succeeds: that subscription is stopped too', async () => {
-    const sub = stoppable();
-    let join!: () => void;
-    const joined = new Promise<void>((resolve) => (join = resolve));
-    const p = persistentSubscription(async () => {
-      await joined;
-      return sub;
-    }, { name: 'x', logger });
+    const { sub, join, subscribe } = joiningLater();
+    const p = persistentSubscription(subscribe, { name: 'x', logger });
     const stopping = p.stop();
     join();
     await stopping;
