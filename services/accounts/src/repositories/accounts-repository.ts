@@ -44,17 +44,6 @@ export async function lockTeam(db: Db, code: string): Promise<Team | null> {
     : null;
 }
 
-/**
- * The database's clock, read in the caller's transaction once it has locked or written the row an
- * event is about: what stamps team and channel events (their consumers keep the state with the
- * newest `occurredAt`; one clock, read under the row's lock, orders one team's or channel's
- * changes as they happened, whichever replica made them).
- */
-export async function databaseClock(db: Db): Promise<Date> {
-  const rows = await db.$queryRaw<{ at: Date }[]>`SELECT clock_timestamp() AS at`;
-  return rows[0]!.at;
-}
-
 export function insertTeam(db: Db, team: { code: string; name: string }): Promise<Team> {
   return db.team.create({ data: team });
 }

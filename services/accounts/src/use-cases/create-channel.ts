@@ -1,11 +1,12 @@
 import { ChannelCreated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
+import { databaseClock } from '@pf/platform/db/clock';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { teamForNewChannel, teamNotFound } from '../domain/authorisation';
 import { channelCodeViolations, channelIdOf, nameViolations } from '../domain/codes';
 import { channelState, type Channel } from '../domain/model';
-import { databaseClock, findTeam, insertChannel, isUniqueViolation } from '../repositories/accounts-repository';
+import { findTeam, insertChannel, isUniqueViolation } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface CreateChannelInput {

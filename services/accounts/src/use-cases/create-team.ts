@@ -1,11 +1,12 @@
 import { ChannelCreated, TeamCreated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
+import { databaseClock } from '@pf/platform/db/clock';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { authoriseCreateTeam } from '../domain/authorisation';
 import { channelIdOf, nameViolations, STANDARD_CHANNEL_CODE, teamCodeViolations } from '../domain/codes';
 import { channelState, teamState, type Team } from '../domain/model';
-import { databaseClock, insertChannel, insertTeam, isUniqueViolation } from '../repositories/accounts-repository';
+import { insertChannel, insertTeam, isUniqueViolation } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface CreateTeamInput {

@@ -1,11 +1,12 @@
 import { ChannelUpdated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
+import { databaseClock } from '@pf/platform/db/clock';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { authoriseChannelAdministration } from '../domain/authorisation';
 import { nameViolations } from '../domain/codes';
 import { channelState, type Channel } from '../domain/model';
-import { databaseClock, findChannel, lockChannel, updateChannel as saveChannel } from '../repositories/accounts-repository';
+import { findChannel, lockChannel, updateChannel as saveChannel } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface UpdateChannelInput {

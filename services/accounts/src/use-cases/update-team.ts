@@ -1,11 +1,12 @@
 import { TeamUpdated } from '@pf/platform/events/accounts';
 import type { Identity } from '@pf/platform/identity';
+import { databaseClock } from '@pf/platform/db/clock';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { authoriseUpdateTeam } from '../domain/authorisation';
 import { nameViolations } from '../domain/codes';
 import { teamState, type Team } from '../domain/model';
-import { databaseClock, lockTeam, updateTeam as saveTeam } from '../repositories/accounts-repository';
+import { lockTeam, updateTeam as saveTeam } from '../repositories/accounts-repository';
 import { changeWithEvents, type AccountsDeps } from './deps';
 
 export interface UpdateTeamInput {

@@ -9,17 +9,6 @@ import type { ProductCursor } from '../domain/pagination';
  */
 export type Db = PrismaClient | Prisma.TransactionClient;
 
-/**
- * The database's clock, read in the caller's transaction once it has locked or written the product
- * an event is about: what stamps product events. The orders read model tells which of two live
- * products holds a SKU by their states' `occurredAt`; one clock, read after the change that freed
- * the SKU committed, orders them as they happened, whichever replica made them.
- */
-export async function databaseClock(db: Db): Promise<Date> {
-  const rows = await db.$queryRaw<{ at: Date }[]>`SELECT clock_timestamp() AS at`;
-  return rows[0]!.at;
-}
-
 type ProductRow = Prisma.ProductGetPayload<object>;
 type ShippingMethodRow = Prisma.ShippingMethodGetPayload<object>;
 

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { ProductCreated } from '@pf/platform/events/catalog';
 import type { Identity } from '@pf/platform/identity';
+import { databaseClock } from '@pf/platform/db/clock';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { teamForChange } from '../domain/authorisation';
 import { productState, type Product } from '../domain/model';
 import { newProductFields, skuTaken, type NewProductInput } from '../domain/products';
-import { databaseClock, insertProduct, isUniqueViolation } from '../repositories/catalog-repository';
+import { insertProduct, isUniqueViolation } from '../repositories/catalog-repository';
 import { changeWithEvents, nowOf, type CatalogDeps } from './deps';
 
 export type CreateProductInput = NewProductInput;

@@ -1,12 +1,13 @@
 import { ProductDeleted, ProductUpdated } from '@pf/platform/events/catalog';
 import type { Identity } from '@pf/platform/identity';
+import { databaseClock } from '@pf/platform/db/clock';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
 import { productNotFound, teamForChange } from '../domain/authorisation';
 import { productState, type Product } from '../domain/model';
 import { isUuid } from '../domain/pagination';
 import { productChanges, skuTaken, type ProductChangeInput } from '../domain/products';
-import { databaseClock, isUniqueViolation, lockProduct, updateProduct as saveProduct, type Db } from '../repositories/catalog-repository';
+import { isUniqueViolation, lockProduct, updateProduct as saveProduct, type Db } from '../repositories/catalog-repository';
 import { changeWithEvents, nowOf, type CatalogDeps } from './deps';
 
 export type UpdateProductInput = ProductChangeInput;
