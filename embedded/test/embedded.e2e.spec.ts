@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '@pf/platform/testing/infra';
 
 /**
  * `npm start` as a developer runs it: the built embedded wiring (embedded/dist/main.js) in its own
@@ -18,14 +19,6 @@ interface DemoCredentials {
   channelId: string;
   token: string;
   backOfficeJwt: string;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Whether something accepts connections on the loopback port. */

@@ -4,7 +4,7 @@ import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { ProductCreated, type ProductState } from '@pf/platform/events/catalog';
 import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
-import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
+import { deleteTestTopics, eventually, freePort, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import { backOffice, startStock, warehouse, type StockHarness } from './harness';
 
 /**
@@ -72,12 +72,3 @@ describe('a stock service started while the broker is unreachable', () => {
     }, 90_000, 200);
   }, 150_000);
 });
-
-/** A port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import pg from 'pg';
 import { migrate, serviceMigrationSources } from '../db/migrate';
 
@@ -97,4 +98,13 @@ export async function deleteTestTopics(prefix: string): Promise<void> {
   } finally {
     await admin.disconnect();
   }
+}
+
+/** A loopback port nothing listens on (yet): for a server a test starts, or one it means to be absent. */
+export async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
