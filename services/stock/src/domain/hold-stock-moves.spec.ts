@@ -1,4 +1,4 @@
-import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, restoration, returnableHolds, takeAgain } from './hold-stock-moves';
+import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, restoration, restorationDeltas, returnableHolds, takeAgain } from './hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type StockHold } from './model';
 
 const P = '00000000-0000-4000-8000-000000000001';
@@ -167,6 +167,18 @@ describe('restoring the holds an order had before a hold change that did not com
     const a = hold({ productUuid: P, warehouseId: A, quantity: 3 });
     const pod = hold({ productUuid: Q, warehouseId: null, quantity: 2, lineNumber: 2 });
     expect(restoration([a, pod], ids())).toEqual({ release: [a, pod], reinstate: [] });
+  });
+
+  it("moves held once per stock row: released ones down, reinstated ones up, a row that ends where it was left alone", () => {
+    const outA = hold({ productUuid: P, warehouseId: A, quantity: 5 });
+    const backA = hold({ productUuid: P, warehouseId: A, quantity: 5, status: 'released', releasedAt });
+    const outB = hold({ productUuid: P, warehouseId: B, quantity: 8 });
+    const backQ = hold({ productUuid: Q, warehouseId: A, quantity: 2, status: 'released', releasedAt });
+    const pod = hold({ productUuid: Q, warehouseId: null, quantity: 9 });
+    expect(restorationDeltas({ release: [outB, outA, pod], reinstate: [backA, backQ] })).toEqual([
+      { productUuid: P, warehouseId: B, held: -8, onHand: 0 },
+      { productUuid: Q, warehouseId: A, held: 2, onHand: 0 },
+    ]);
   });
 
   it('restoring what is already there changes nothing (undoing twice)', () => {

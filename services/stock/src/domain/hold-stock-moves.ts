@@ -116,6 +116,16 @@ export function restoration(holds: readonly StockHold[], ids: ReadonlySet<string
   return { release, reinstate: reinstatableHolds([...staying, ...holdsAt(holds, 'released')], ids) };
 }
 
+/**
+ * A restoration (`release` released, `reinstate` placed again) as one change of `held` per stock
+ * row, in product then warehouse order; rows it leaves where they were are not changed.
+ */
+export function restorationDeltas(restored: { release: readonly StockHold[]; reinstate: readonly StockHold[] }): LevelDelta[] {
+  const releasing = new Set(restored.release.map((h) => h.id));
+  const { deltas } = plan([...restored.release, ...restored.reinstate], new Map(), (h) => ({ held: releasing.has(h.id) ? -h.quantity : h.quantity, onHand: 0, taken: 0 }));
+  return deltas.filter((d) => d.held !== 0);
+}
+
 /** Reinstating released holds (a release undone): `held` goes up by their quantities again, on hand stays. */
 export function reinstatement(holds: readonly StockHold[]): LevelDelta[] {
   return plan(holds, new Map(), (h) => ({ held: h.quantity, onHand: 0, taken: 0 })).deltas;

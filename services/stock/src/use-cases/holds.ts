@@ -13,6 +13,7 @@ import {
   reinstatementShortages,
   release,
   restoration,
+  restorationDeltas,
   returnableHolds,
   takeAgain,
   type LevelDelta,
@@ -240,14 +241,7 @@ export async function restoreHolds(deps: StockDeps, identity: Identity, orderUui
     if (refused) throw refused;
     await releasePlacedHolds(tx, out.map((h) => h.id), at);
     await reinstateReleasedHolds(tx, back.map((h) => h.id));
-    const deltas = new Map<string, LevelDelta>();
-    for (const d of [...released, ...reinstatement(back)]) {
-      const k = levelKey(d.productUuid, d.warehouseId);
-      const sum = deltas.get(k) ?? { ...d, held: 0, onHand: 0 };
-      sum.held += d.held;
-      deltas.set(k, sum);
-    }
-    const moves = [...deltas.values()].filter((d) => d.held !== 0).sort(byProductThenWarehouse);
+    const moves = restorationDeltas(plan);
     await applyHoldDeltas(tx, moves);
     const after = snapshots(products, levels, new Map(moves.map((d) => [levelKey(d.productUuid, d.warehouseId), d])));
     const result = [
