@@ -9,11 +9,12 @@ import { subscribeAuthCacheInvalidation } from './auth/invalidation';
 import { ChannelTokenChecks } from './auth/token-check';
 import type { RestEdgeConfig } from './config';
 import { loadContract, operationsOf, type Contract } from './contract/openapi';
+import { operationOfRequest } from './contract/request-operation';
 import { templateSource } from './contract/path-template';
 import { requestValidator } from './contract/request-validation';
 import { errorHandler, unknownPath } from './http/errors';
 import { refuseInvalidUtf8 } from '@pf/platform/http/body-refusal';
-import { bodyTakers, JSON_MEDIA_TYPES, refuseUntypedBodies } from './http/body';
+import { JSON_MEDIA_TYPES, refuseUntypedBodies } from './http/body';
 import { queryParser } from './http/query';
 import { refuseMalformedHead } from './http/request-head';
 import { requestContext, requestIdOf } from './http/request-context';
@@ -128,16 +129,17 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422;
   // and only for operations that take one (others ignore a body).
   // JSON is UTF-8 (RFC 8259): bytes that are not are refused (422 naming the body), never read as U+FFFD.
-  const takesBody = bodyTakers(operationsOf(contract.document), contract.basePath);
+  const operationOf = operationOfRequest(contract.routing);
+  const takesBody = (req: Request) => operationOf(req).takesBody;
   app.use(refuseUntypedBodies(takesBody));
   app.use(
     express.json({
       limit: '1mb',
-      type: (req) => takesBody(req.method!, (req as Request).path) && Boolean((req as Request).is(JSON_MEDIA_TYPES)),
+      type: (req) => takesBody(req as Request) && Boolean((req as Request).is(JSON_MEDIA_TYPES)),
       verify: refuseInvalidUtf8,
     }),
   );
-  app.use(...requestValidator(contract.routing));
+  app.use(...requestValidator(contract.routing, operationOf));
 
   const router = express.Router({ mergeParams: true, caseSensitive: true });
   const handlerDeps: HandlerDeps = {

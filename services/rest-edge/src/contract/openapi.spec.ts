@@ -1,4 +1,4 @@
-import { loadContract, operationsOf, queryOfOperations, routingDocument, type OpenApiDocument } from './openapi';
+import { loadContract, operationsByRoute, operationsOf, routingDocument, type OpenApiDocument } from './openapi';
 
 const doc: OpenApiDocument = {
   openapi: '3.0.3',
@@ -46,7 +46,7 @@ describe('operationsOf', () => {
   });
 });
 
-describe('queryOfOperations', () => {
+describe('operationsByRoute: the query parameters of a request\'s operation', () => {
   it("names one operation's query parameters and its integers, on the operation and its path, through $refs", () => {
     const withRefs: OpenApiDocument = {
       openapi: '3.0.3',
@@ -63,7 +63,8 @@ describe('queryOfOperations', () => {
         '/b/fixed': { get: { parameters: [{ name: 'only', in: 'query', schema: { type: 'string' } }] } },
       },
     };
-    const queryOf = queryOfOperations(withRefs);
+    const byRoute = operationsByRoute(withRefs);
+    const queryOf = (method: string, path: string) => byRoute(method, path).query;
     expect(queryOf('GET', '/v1/a')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'] });
     expect(queryOf('HEAD', '/v1/a/')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'] });
     expect(queryOf('POST', '/v1/a')).toEqual({ names: ['limit'], integers: ['limit'] });
@@ -75,9 +76,41 @@ describe('queryOfOperations', () => {
   });
 
   it("finds the contract's paging parameters on GET /orders, and none on the secret's rotation", () => {
-    const queryOf = queryOfOperations(loadContract().routing);
+    const byRoute = operationsByRoute(loadContract().routing);
+    const queryOf = (method: string, path: string) => byRoute(method, path).query;
     expect(queryOf('GET', '/v1/channels/acme-shop/orders').integers).toEqual(['page', 'per-page', 'perPage', 'per_page']);
     expect(queryOf('GET', '/v1/channels/acme-shop/orders').names).toContain('status');
     expect(queryOf('POST', '/v1/channels/acme-shop/webhooks/secret/rotate')).toEqual({ names: [], integers: [] });
+  });
+});
+
+describe('operationsByRoute: whether a request\'s operation takes a body', () => {
+  const routing: OpenApiDocument = {
+    openapi: '3.0.3',
+    info: { version: '1.0.0' },
+    servers: [{ url: '/v1' }],
+    paths: {
+      '/channels/{channelId}': { get: {}, post: { requestBody: {} } },
+      '/channels/{channelId}/orders/{orderUuid}/lines': { put: { requestBody: {} } },
+      '/channels/{channelId}/orders/{orderUuid}/cancel': { put: {} },
+    },
+  };
+  const byRoute = operationsByRoute(routing);
+  const takesBody = (method: string, path: string) => byRoute(method, path).takesBody;
+
+  it('names the requests to an operation that takes a body, matched as the edge routes (case-sensitive, a trailing slash allowed)', () => {
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/123/lines')).toBe(true);
+    expect(takesBody('PUT', '/v1/channels/A-B/orders/123/lines/')).toBe(true);
+    expect(takesBody('PUT', '/V1/Channels/a-b/orders/123/lines')).toBe(false);
+    expect(takesBody('POST', '/v1/channels/a-b')).toBe(true);
+    expect(takesBody('POST', '/v1/channels/a-b/')).toBe(true);
+  });
+
+  it('no other request: another method, an operation without a body, a path below or beside', () => {
+    expect(takesBody('GET', '/v1/channels/a-b/orders/123/lines')).toBe(false);
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/123/cancel')).toBe(false);
+    expect(takesBody('GET', '/v1/channels/a-b')).toBe(false);
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/123/lines/x')).toBe(false);
+    expect(takesBody('PUT', '/v1/channels/a-b/orders/1/2/lines')).toBe(false);
   });
 });

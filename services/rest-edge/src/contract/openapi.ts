@@ -121,13 +121,20 @@ export interface OperationQuery {
   integers: readonly string[];
 }
 
+/** What the edge's checks before validation need of the operation a request goes to. */
+export interface RouteOperation {
+  /** It declares a request body: only then is one read (others are ignored, RFC 9110 9.3.1). */
+  takesBody: boolean;
+  /** Its query parameters: the query checks look only at these (another operation's are unknown here). */
+  query: OperationQuery;
+}
+
 /**
- * The query parameters of the operation a request goes to, by its method and path (as the edge
- * routes: case-sensitively, a trailing slash allowed; HEAD as GET); none for a path or method the
- * document lacks. Checks of the query look only at the parameters of the request's own operation:
- * another operation's parameter is an unknown one here, ignored.
+ * The operation a request goes to, by its method and path (as the edge routes: case-sensitively,
+ * a trailing slash allowed; HEAD as GET), from the routing document; for a path or method the
+ * document lacks, one that takes no body and no query parameters.
  */
-export function queryOfOperations(doc: OpenApiDocument): (method: string, path: string) => OperationQuery {
+export function operationsByRoute(doc: OpenApiDocument): (method: string, path: string) => RouteOperation {
   const server = doc.servers?.[0]?.url ?? '';
   const base = server === '/' ? '' : server.replace(/\/$/, '');
   const operations = Object.entries(doc.paths)
@@ -136,17 +143,17 @@ export function queryOfOperations(doc: OpenApiDocument): (method: string, path: 
     .flatMap(([p, item]) =>
       HTTP_METHODS.filter((m) => item[m]).map((m) => {
         const parameters = queryParametersIn(doc, [item.parameters, (item[m] as { parameters?: unknown }).parameters]);
-        return {
-          method: m.toUpperCase(),
-          path: new RegExp(`${templateSource(base + p)}/?$`),
+        const operation: RouteOperation = {
+          takesBody: (item[m] as { requestBody?: unknown }).requestBody !== undefined,
           query: { names: sortedNames(parameters), integers: sortedNames(parameters.filter((x) => x.schema?.type === 'integer')) },
         };
+        return { method: m.toUpperCase(), path: new RegExp(`${templateSource(base + p)}/?$`), operation };
       }),
     );
-  const none: OperationQuery = { names: [], integers: [] };
+  const none: RouteOperation = { takesBody: false, query: { names: [], integers: [] } };
   return (method, path) => {
     const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
-    return operations.find((o) => o.method === m && o.path.test(path))?.query ?? none;
+    return operations.find((o) => o.method === m && o.path.test(path))?.operation ?? none;
   };
 }
 

@@ -4,7 +4,8 @@ import { unstorableTextMembers } from '@pf/platform/text';
 import type { OpenApiValidatorOpts } from 'express-openapi-validator/dist/framework/types';
 import { OpenApiSpecLoader } from 'express-openapi-validator/dist/framework/openapi.spec.loader';
 import { OpenApiValidator } from 'express-openapi-validator/dist/openapi.validator';
-import { queryOfOperations, type OpenApiDocument, type OperationQuery } from './openapi';
+import type { OpenApiDocument, RouteOperation } from './openapi';
+import type { OperationOfRequest } from './request-operation';
 import { openApiMetadata } from './route-lookup';
 
 /**
@@ -30,7 +31,7 @@ import { openApiMetadata } from './route-lookup';
  * - the request's operation is found with paths compiled once (see route-lookup.ts), not by the
  *   library's per-request compilation of every path.
  */
-export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
+export function requestValidator(routing: OpenApiDocument, operationOf: OperationOfRequest): RequestHandler[] {
   const options: OpenApiValidatorOpts = {
     // The validator mutates what it is given; it gets its own copy.
     apiSpec: structuredClone(routing) as never,
@@ -47,8 +48,7 @@ export function requestValidator(routing: OpenApiDocument): RequestHandler[] {
   // What the package's `middleware(options)` does, with the step above replaced.
   const spec = new OpenApiSpecLoader({ apiDoc: options.apiSpec as never, validateApiSpec: true, $refParser: { mode: 'bundle' } }).load();
   // The query checks look at the parameters of the request's own operation (others are unknown there).
-  const queryOf = queryOfOperations(routing);
-  const operationQuery: QueryOfRequest = (req) => queryOf(req.method, req.path);
+  const operationQuery: QueryOfRequest = (req) => operationOf(req).query;
   return [
     refuseUnstorableText,
     refuseUndecodableQuery(operationQuery),
@@ -83,7 +83,7 @@ function decodedOrNull(raw: string): string | null {
 }
 
 /** The query parameters of the operation a request goes to (none for a path the document lacks). */
-export type QueryOfRequest = (req: Request) => OperationQuery;
+export type QueryOfRequest = (req: Request) => RouteOperation['query'];
 
 /** A query parameter of the request's operation whose value is not percent-encoded UTF-8 is a 422 naming it. */
 export function refuseUndecodableQuery(queryOf: QueryOfRequest): RequestHandler {

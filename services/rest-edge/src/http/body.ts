@@ -1,20 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { Problem } from '@pf/platform/problems';
-import type { OperationSummary } from '../contract/openapi';
-import { templateSource } from '../contract/path-template';
-
-/**
- * Whether a request goes to an operation of the document that takes a request body (method and
- * path, matched as the edge routes: case-sensitively, a trailing slash allowed). Only those
- * bodies are read: a body sent to any other operation (a `GET`, a cancel) has no meaning there and
- * is ignored, never parsed nor refused (RFC 9110 section 9.3.1).
- */
-export function bodyTakers(operations: readonly OperationSummary[], basePath: string): (method: string, path: string) => boolean {
-  const takers = operations
-    .filter((o) => o.takesBody)
-    .map((o) => ({ method: o.method, path: new RegExp(`${templateSource(o.path === '/' ? basePath : basePath + o.path)}/?$`) }));
-  return (method, path) => takers.some((t) => t.method === method && t.path.test(path));
-}
 
 /** The 422 message of a body that is not JSON by its Content-Type (or has none). */
 export const NOT_JSON = 'The request body must be JSON (Content-Type: application/json).';
@@ -23,15 +8,17 @@ export const NOT_JSON = 'The request body must be JSON (Content-Type: applicatio
 export const JSON_MEDIA_TYPES = ['application/json', 'application/*+json'];
 
 /**
- * A body sent without `Content-Type` to an operation that reads one is a 422 naming the body, as
+ * A body sent without `Content-Type` to an operation that reads one (`takesBody`: only those
+ * bodies are read; a body sent to any other operation, a `GET` or a cancel, has no meaning there
+ * and is ignored, never parsed nor refused, RFC 9110 section 9.3.1) is a 422 naming the body, as
  * one of another type is (the validator's 415): it was neither read nor ignored in silence.
  */
-export function refuseUntypedBodies(takesBody: (method: string, path: string) => boolean): RequestHandler {
+export function refuseUntypedBodies(takesBody: (req: Request) => boolean): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
     // Only a length says a body is there before it is read: a chunked one may well be empty (some
     // clients send an empty body so), and is left as before, unread.
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0;
-    if (hasBody && req.headers['content-type'] === undefined && takesBody(req.method, req.path)) {
+    if (hasBody && req.headers['content-type'] === undefined && takesBody(req)) {
       next(Problem.validation([{ property: 'body', message: NOT_JSON }]));
     } else next();
   };
