@@ -417,6 +417,15 @@ describe('the order endpoints', () => {
         expect(res.headers['x-ratelimit-limit']).toBeDefined();
       });
 
+      it('a country code no country has is a 422 naming it, and creates nothing', async () => {
+        const body = base();
+        body.shippingDetails = { ...GB_ADDRESS, country: { name: 'Nowhere', code: 'ZZ' } } as typeof body.shippingDetails;
+        const res = await create(body);
+        expect(res.status).toBe(422);
+        expect(res.body.violations).toEqual([{ property: 'shippingDetails.country.code', message: expect.stringMatching(/ISO 3166-1/) }]);
+        expect((await api.call('GET', `/orders?order-number=${body.orderNumber}`)).body.meta.total).toBe(0);
+      });
+
       it('every field at its limit is accepted and kept whole', async () => {
         const shippingDetails = {
           firstName: long(100),

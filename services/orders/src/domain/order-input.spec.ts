@@ -147,6 +147,18 @@ describe('order input (rule O4)', () => {
     });
   });
 
+  it('a country code is one a country has (either case, Kosovo\'s XK too); UK is told GB', () => {
+    const code = (c: string) => validateShippingDetails({ country: { code: c } });
+    for (const c of ['GB', 'us', 'Nl', 'XK', 'xk']) expect(code(c)).toMatchObject({ ok: true, value: { country: { code: c.toUpperCase() } } });
+    for (const c of ['ZZ', 'XX', 'AA', 'EU', 'G1', 'É1']) {
+      expect(code(c)).toEqual({ ok: false, violations: [{ property: 'shippingDetails.country.code', message: 'Must be an ISO 3166-1 alpha-2 country code (e.g. GB).' }] });
+    }
+    expect(code('uk')).toEqual({
+      ok: false,
+      violations: [{ property: 'shippingDetails.country.code', message: 'UK is not an ISO 3166-1 alpha-2 code: the United Kingdom is GB.' }],
+    });
+  });
+
   it('line numbers go up to the column maximum', () => {
     expect(validateLines([{ lineNumber: 2_147_483_647, product: { sku: 'A' }, quantity: 1 }], { requireLineNumbers: true }).ok).toBe(true);
     expect(validateLines([{ lineNumber: 2_147_483_648, product: { sku: 'A' }, quantity: 1 }], { requireLineNumbers: true }).ok).toBe(false);

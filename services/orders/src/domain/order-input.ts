@@ -1,4 +1,5 @@
 import type { Violation } from '@pf/platform/problems';
+import { isCountryCode } from '@pf/platform/countries';
 import { longerThan, unstorableTextMessage } from '@pf/platform/text';
 
 /**
@@ -194,8 +195,8 @@ export function validateLines(lines: readonly OrderLineInput[], opts: { requireL
 }
 
 /**
- * Validates and normalises shipping details (lengths of section 2; country code two letters, upper
- * case; an empty member is absent).
+ * Validates and normalises shipping details (lengths of section 2; the country code an assigned one,
+ * stored in upper case; an empty member is absent).
  */
 export function validateShippingDetails(given: ShippingDetailsInput | null | undefined, prefix = 'shippingDetails'): Validated<ShippingDetails | null> {
   if (given === null || given === undefined) return { ok: true, value: null };
@@ -206,9 +207,8 @@ export function validateShippingDetails(given: ShippingDetailsInput | null | und
   violations.push(...textViolations(input.state?.code, `${prefix}.state.code`, SHIPPING_LIMITS['state.code'], false));
   violations.push(...textViolations(input.country?.name, `${prefix}.country.name`, SHIPPING_LIMITS['country.name'], false));
   const countryCode = input.country?.code;
-  if (countryCode !== null && countryCode !== undefined && !/^[A-Za-z]{2}$/.test(countryCode)) {
-    violations.push({ property: `${prefix}.country.code`, message: 'An ISO 3166-1 alpha-2 country code (two letters).' });
-  }
+  const countryCodeMessage = countryCode === null || countryCode === undefined ? null : destinationCountryMessage(countryCode);
+  if (countryCodeMessage) violations.push({ property: `${prefix}.country.code`, message: countryCodeMessage });
   if (violations.length > 0) return { ok: false, violations };
   const v = (s: string | null | undefined) => (s === undefined || s === null ? null : s);
   const state = input.state && (v(input.state.name) !== null || v(input.state.code) !== null) ? { name: v(input.state.name), code: v(input.state.code) } : null;
@@ -234,6 +234,24 @@ export function validateShippingDetails(given: ShippingDetailsInput | null | und
       phone: v(input.phone),
     },
   };
+}
+
+/**
+ * Kosovo's code: user-assigned in ISO 3166-1, yet what carriers, the EU and most address forms use;
+ * refusing it would refuse real addresses.
+ */
+const KOSOVO = 'XK';
+
+/**
+ * Why a destination country code is refused, or null when it is one: an officially assigned ISO
+ * 3166-1 alpha-2 code (or XK), in either case. A code no country has would match no shipping
+ * method's countries and could never be delivered; `UK` (common, but not ISO) is told `GB`.
+ */
+export function destinationCountryMessage(code: string): string | null {
+  const upper = code.toUpperCase();
+  if (/^[A-Z]{2}$/.test(upper) && (isCountryCode(upper) || upper === KOSOVO)) return null;
+  if (upper === 'UK') return 'UK is not an ISO 3166-1 alpha-2 code: the United Kingdom is GB.';
+  return 'Must be an ISO 3166-1 alpha-2 country code (e.g. GB).';
 }
 
 /** The instants an order stores or filters by: years 1 to 9999 in UTC (Postgres has no year 0). */
