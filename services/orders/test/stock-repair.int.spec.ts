@@ -58,7 +58,7 @@ describe('stock repair of order changes that did not finish', () => {
       const fail = async (): Promise<never> => {
         throw failure;
       };
-      return { holdStock: fail, releaseHolds: fail, consumeHolds: fail, returnHolds: fail, reinstateHolds: fail, restoreHolds: fail, reconsumeHolds: fail, orderHolds: fail };
+      return { holdStock: fail, releaseHolds: fail, consumeHolds: fail, returnHolds: fail, reinstateHolds: fail, restoreHolds: fail, reconsumeHolds: fail, unconsumeHolds: fail, orderHolds: fail };
     };
     const logger = createLogger('stock-step-test', 'silent');
     for (const [failure, rowsLeft] of [
@@ -83,7 +83,7 @@ describe('stock repair of order changes that did not finish', () => {
     const unused = async (): Promise<never> => {
       throw new Error('not called here');
     };
-    const stock: StockApi = { holdStock: unused, releaseHolds: async () => [], consumeHolds: unused, returnHolds: unused, reinstateHolds: unused, restoreHolds: unused, reconsumeHolds: unused, orderHolds: unused };
+    const stock: StockApi = { holdStock: unused, releaseHolds: async () => [], consumeHolds: unused, returnHolds: unused, reinstateHolds: unused, restoreHolds: unused, reconsumeHolds: unused, unconsumeHolds: unused, orderHolds: unused };
     const logger = createLogger('stock-step-test', 'silent');
     const lock = (tx: { query: (text: string, values: unknown[]) => Promise<unknown> }) => tx.query('SELECT 1 FROM orders.orders WHERE uuid = $1 FOR UPDATE', [o.uuid]);
     let locked!: () => void;

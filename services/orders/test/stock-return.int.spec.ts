@@ -171,6 +171,41 @@ describe('consumed stock of fulfilments that never left comes back on hand', () 
     expect(await onHand()).toEqual(stock);
   });
 
+  it('a draft processed now whose change does not commit takes nothing: its stock is back on hand, and processing it again takes it once', async () => {
+    const stock = await onHand();
+    const feed = await figures();
+    const d = await orderInState(s, t, 'draft', number());
+    // Held and consumed in the one change, which then fails writing the order row.
+    const res = await refusingOrderWrites(s, d.uuid, 'processing', () => s.gql<any>(s.urls.orders, t.backOffice, PROCESS_NOW, { uuid: d.uuid }));
+    expect(res.errors).toHaveLength(1);
+    const still = (await s.ok<any>(t.backOffice, `query ($uuid: ID!) { order(uuid: $uuid) { status confirmedAt fulfilments { status } } }`, { uuid: d.uuid })).order;
+    expect(still).toEqual({ status: 'draft', confirmedAt: null, fulfilments: [] });
+    expect(await onHand()).toEqual(stock);
+    expect(await figures()).toEqual(feed);
+    expect(await holdsOf(s, d.uuid, 'placed')).toEqual([]);
+    expect(await holdsOf(s, d.uuid, 'consumed')).toEqual([]);
+
+    const p = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: d.uuid })).processOrderNow;
+    expect(p.status).toBe('processing');
+    expect(await onHand()).toEqual(less(stock, { 'SKU-A@leeds': 1, 'SKU-C@berlin': 1 }));
+    await cancel(d.uuid);
+    expect(await onHand()).toEqual(stock);
+  });
+
+  it('a reserved draft processed now whose change does not commit holds its reservation again, and nothing is taken', async () => {
+    const stock = await onHand();
+    const created = (await s.ok<any>(t.shop, CREATE_ORDER, { input: orderInput(number(), [['SKU-A', 1], ['SKU-C', 1]], { reserve: true }) })).createOrder;
+    const reserved = await holdsOf(s, created.uuid, 'placed');
+    expect(reserved).toHaveLength(2);
+    const res = await refusingOrderWrites(s, created.uuid, 'processing', () => s.gql<any>(s.urls.orders, t.backOffice, PROCESS_NOW, { uuid: created.uuid }));
+    expect(res.errors).toHaveLength(1);
+    expect(await onHand()).toEqual(stock);
+    expect(await holdsOf(s, created.uuid, 'placed')).toEqual(reserved);
+    expect(await holdsOf(s, created.uuid, 'consumed')).toEqual([]);
+    await cancel(created.uuid);
+    expect(await holdsOf(s, created.uuid, 'placed')).toEqual([]);
+  });
+
   it('the stock service unreachable: the cancel is refused (worth retrying) and changes nothing', async () => {
     const stock = await onHand();
     const p = await orderInState(s, t, 'processing', number());

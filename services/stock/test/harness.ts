@@ -195,7 +195,7 @@ export const RESTORE_HOLDS = /* GraphQL */ `
 
 export const CONSUME_HOLDS = /* GraphQL */ `
   mutation ($orderUuid: ID!, $locationCodes: [String!]) {
-    consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber productUuid quantity status consumedAt location { code } }
+    consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id lineNumber productUuid quantity status consumedAt location { code } }
   }`;
 
 export const RETURN_HOLDS = /* GraphQL */ `
@@ -206,6 +206,11 @@ export const RETURN_HOLDS = /* GraphQL */ `
 export const RECONSUME_HOLDS = /* GraphQL */ `
   mutation ($orderUuid: ID!, $holdIds: [ID!]!) {
     reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id lineNumber quantity taken status consumedAt returnedAt location { code } }
+  }`;
+
+export const UNCONSUME_HOLDS = /* GraphQL */ `
+  mutation ($orderUuid: ID!, $holdIds: [ID!]!) {
+    unconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id lineNumber quantity taken status consumedAt returnedAt location { code } }
   }`;
 
 export const ORDER_HOLDS = /* GraphQL */ `

@@ -21,6 +21,7 @@ import {
   RECONSUME_HOLDS,
   RELEASE_HOLDS,
   RETURN_HOLDS,
+  UNCONSUME_HOLDS,
   setStock,
   startStock,
   warehouse,
@@ -51,6 +52,17 @@ describe('consumed stock given back (returnHolds, reconsumeHolds)', () => {
   const giveBack = async (orderUuid: string, locationCodes: string[] | null = null) =>
     (await h.ok(ordersService, RETURN_HOLDS, { orderUuid, locationCodes })).returnHolds as any[];
   const undo = async (orderUuid: string, holdIds: string[]) => (await h.ok(ordersService, RECONSUME_HOLDS, { orderUuid, holdIds })).reconsumeHolds as any[];
+
+  /** A product with 6 on hand in warehouse a, held by two orders: 2 for `order`, 1 for `other`. */
+  async function twoOrdersHolding() {
+    const p = await h.product(team);
+    await setStock(h, team, p.productUuid, a, 6);
+    const order = randomUUID();
+    const other = randomUUID();
+    await hold(order, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 2 }]);
+    await hold(other, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 1 }]);
+    return { p, order, other };
+  }
 
   async function rows(productUuid: string) {
     const { rows } = await h.pool.query<{ code: string; on_hand: number; held: number }>(
@@ -173,12 +185,7 @@ describe('consumed stock given back (returnHolds, reconsumeHolds)', () => {
   });
 
   it('reconsumeHolds undoes a return whose order change did not commit: the named holds are consumed again, once', async () => {
-    const p = await h.product(team);
-    await setStock(h, team, p.productUuid, a, 6);
-    const order = randomUUID();
-    const other = randomUUID();
-    await hold(order, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 2 }]);
-    await hold(other, [{ lineNumber: 1, productUuid: p.productUuid, quantity: 1 }]);
+    const { p, order, other } = await twoOrdersHolding();
     await consume(order);
     await consume(other);
     const back = await giveBack(order);
@@ -199,6 +206,32 @@ describe('consumed stock given back (returnHolds, reconsumeHolds)', () => {
     expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 4, held: 0 }]);
     expect((await giveBack(order)).map((x) => x.taken)).toEqual([2]);
     expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 6, held: 0 }]);
+  });
+
+  it('unconsumeHolds undoes a sending whose order change did not commit: the named holds are placed again, once', async () => {
+    const { p, order, other } = await twoOrdersHolding();
+    const figureBefore = await figure(p);
+    const sent = (await consume(order)).consumeHolds as any[];
+    const otherSent = (await consume(other)).consumeHolds as any[];
+    expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 3, held: 0 }]);
+
+    const seq = await lastOutboxSeq(h);
+    // Another order's hold id named with this order: left alone.
+    const undone = (await h.ok(ordersService, UNCONSUME_HOLDS, { orderUuid: order, holdIds: [sent[0].id, otherSent[0].id] })).unconsumeHolds;
+    expect(undone).toEqual([{ id: sent[0].id, lineNumber: 1, quantity: 2, taken: 0, status: 'PLACED', consumedAt: null, returnedAt: null, location: { code: 'a' } }]);
+    expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 5, held: 2 }]);
+    // On hand and held rose together: the free stock, and so the figure, did not move.
+    expect(await figure(p)).toBe(figureBefore);
+    expect(await outboxAfter(h, seq)).toEqual([]);
+    expect((await adjustments(p, 1))[0]).toMatchObject({ kind: 'RETURN', delta: 2, onHandAfter: 5, reason: `Order ${order} line 1 not sent after all (sending undone)` });
+    expect(await holdsOf(order)).toEqual([[1, 'a', 2, 'PLACED']]);
+    expect(await holdsOf(other)).toEqual([[1, 'a', 1, 'CONSUMED']]);
+
+    // Undoing twice changes nothing; the order may be sent again later, and takes its stock once.
+    expect((await h.ok(ordersService, UNCONSUME_HOLDS, { orderUuid: order, holdIds: [sent[0].id] })).unconsumeHolds).toEqual([]);
+    expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 5, held: 2 }]);
+    await consume(order);
+    expect(await rows(p.productUuid)).toEqual([{ code: 'a', on_hand: 3, held: 0 }]);
   });
 
   it('concurrent returns of one order give its stock back once', async () => {

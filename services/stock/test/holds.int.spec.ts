@@ -232,7 +232,7 @@ describe('holds for orders', () => {
     expect(await figure(p)).toBe(1);
     const seq = await lastOutboxSeq(h);
     const { consumeHolds } = await h.ok(ordersService, CONSUME_HOLDS, { orderUuid: order, locationCodes: ['b'] });
-    expect(consumeHolds).toEqual([{ lineNumber: 1, productUuid: p.productUuid, quantity: 4, status: 'CONSUMED', consumedAt: expect.any(String), location: { code: 'b' } }]);
+    expect(consumeHolds).toEqual([{ id: expect.any(String), lineNumber: 1, productUuid: p.productUuid, quantity: 4, status: 'CONSUMED', consumedAt: expect.any(String), location: { code: 'b' } }]);
     expect(await rows(p.productUuid)).toEqual([
       { code: 'a', on_hand: 2, held: 1, placed: 1 },
       { code: 'b', on_hand: 0, held: 0, placed: 0 },

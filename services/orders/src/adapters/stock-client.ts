@@ -41,7 +41,10 @@ export interface StockApi {
    * sold since cannot be held again (nothing changed).
    */
   restoreHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
-  consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void>;
+  /** Consumes the order's placed holds (all, or at these supplier locations); the ids of the holds consumed. */
+  consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]>;
+  /** Undoes consumeHolds for these holds (the change that sent them did not commit): placed again. */
+  unconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
   /**
    * Gives the stock consumed for the order's fulfilments at these supplier locations (sent, never
    * dispatched) back to on hand; the ids of the holds returned (none when nothing was left to return).
@@ -80,7 +83,8 @@ const HOLD = /* GraphQL */ `
 const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { releaseHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
 const REINSTATE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reinstateHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
 const RESTORE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { restoreHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
-const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { lineNumber } }`;
+const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
+const UNCONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { unconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
 const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
 const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
 const ORDER_HOLDS = /* GraphQL */ `query ($orderUuid: ID!) { orderHolds(orderUuid: $orderUuid) { id lineNumber quantity status location { code } releasedAt returnedAt } }`;
@@ -158,8 +162,14 @@ export class StockClient implements StockApi {
     await this.call(RESTORE, { orderUuid, holdIds });
   }
 
-  async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<void> {
-    await this.call(CONSUME, { orderUuid, locationCodes: locationCodes ?? null });
+  async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]> {
+    const data = await this.call(CONSUME, { orderUuid, locationCodes: locationCodes ?? null });
+    if (!Array.isArray(data.consumeHolds)) throw new StockUnavailableError('consumeHolds gave no result');
+    return data.consumeHolds.map((h: { id: string }) => h.id);
+  }
+
+  async unconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
+    await this.call(UNCONSUME, { orderUuid, holdIds });
   }
 
   async returnHolds(orderUuid: string, locationCodes: readonly string[]): Promise<string[]> {

@@ -222,6 +222,7 @@ function journaledStock(
     reinstateHolds: (orderUuid, holdIds) => direct().reinstateHolds(orderUuid, holdIds),
     restoreHolds: (orderUuid, holdIds) => direct().restoreHolds(orderUuid, holdIds),
     reconsumeHolds: (orderUuid, holdIds) => direct().reconsumeHolds(orderUuid, holdIds),
+    unconsumeHolds: (orderUuid, holdIds) => direct().unconsumeHolds(orderUuid, holdIds),
     orderHolds: (orderUuid) => direct().orderHolds(orderUuid),
   };
 }

@@ -247,15 +247,19 @@ async function changeShippingMethod(ctx: ChangeContext, order: Order, next: Orde
   setDraftFulfilmentsShippingMethod(ctx.tx, order.uuid, choice.method, next.updatedAt);
 }
 
-/** Sends every draft fulfilment to its supplier: the holds are consumed, the fulfilments are processing. */
-async function sendFulfilments(ctx: ChangeContext, next: Order): Promise<void> {
+/**
+ * Sends every draft fulfilment to its supplier: the holds are consumed, the fulfilments are
+ * processing. Holds placed by an earlier change (a queued order's) stay consumed if this change
+ * does not commit: the order as committed still sends them, and its retry takes nothing twice.
+ * Holds this very change placed (a draft processed now) are placed again: the order as committed
+ * has no fulfilments, so nothing would ever account for them consumed, and a retry would hold and
+ * consume anew. The hold's own undo, registered before and so run after, then restores the holds
+ * the order had.
+ */
+async function sendFulfilments(ctx: ChangeContext, next: Order, opts: { heldByThisChange: boolean }): Promise<void> {
   if (next.stockHeld) {
-    try {
-      await ctx.unit.stock.consumeHolds(next.uuid, null);
-    } catch (err) {
-      if (err instanceof StockUnavailableError) throw stockUnavailable();
-      throw err;
-    }
+    const consumed = await askStock(() => ctx.unit.stock.consumeHolds(next.uuid, null));
+    if (opts.heldByThisChange && consumed.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.unconsumeHolds(next.uuid, consumed));
     next.stockHeld = false;
   }
   moveFulfilments(ctx, next, (f) => (f.status === 'draft' ? 'processing' : null));
@@ -296,7 +300,8 @@ export async function applyMove(
       break;
     case 'send':
       await ensureFulfilments(ctx, order, next, opts.shippingMethodCode);
-      await sendFulfilments(ctx, next);
+      // Fulfilments built by this change are sent by it too: their holds are this change's own.
+      await sendFulfilments(ctx, next, { heldByThisChange: order.fulfilments.length === 0 });
       break;
     case 'cancel-open': {
       const cancelled = moveFulfilments(ctx, next, (f) => (FINISHED_FULFILMENT_STATUSES.includes(f.status) ? null : 'cancelled'));

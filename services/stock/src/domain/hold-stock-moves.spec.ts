@@ -1,4 +1,4 @@
-import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, restoration, restorationDeltas, returnableHolds, takeAgain } from './hold-stock-moves';
+import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, restoration, restorationDeltas, returnableHolds, takeAgain, unconsumption } from './hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type StockHold } from './model';
 
 const P = '00000000-0000-4000-8000-000000000001';
@@ -250,5 +250,34 @@ describe('returning consumed holds', () => {
     const returned = consumed.map((h) => ({ ...h, status: 'returned' as const }));
     const u = takeAgain(returned, onHand([[P, A, afterReturn]]));
     expect(afterReturn + u.deltas[0]!.onHand).toBe(afterConsume);
+  });
+
+  it('a sending undone places the holds again: held up by each quantity, on hand up by what each took, free stock as before', () => {
+    const placed = [
+      hold({ productUuid: P, warehouseId: A, quantity: 4 }),
+      hold({ productUuid: P, warehouseId: A, quantity: 3 }),
+      hold({ productUuid: Q, warehouseId: B, quantity: 2 }),
+      hold({ productUuid: Q, warehouseId: null, quantity: 5, location: printOnDemandLocation('GB') }),
+    ];
+    // P@A: 10 on hand, 7 held (these two); Q@B: 1 on hand (a count set lower), 2 held.
+    const before = onHand([[P, A, 10], [Q, B, 1]]);
+    const c = consumption(placed, before);
+    const consumed = placed.map((h, i) => ({ ...h, status: 'consumed' as const, taken: c.moves.find((m) => m.hold.id === h.id)?.taken ?? 0 }));
+    const afterConsume = onHand([[P, A, 10 + c.deltas[0]!.onHand], [Q, B, 1 + c.deltas[1]!.onHand]]);
+    const u = unconsumption(consumed, afterConsume);
+    expect(u.deltas).toEqual([
+      { productUuid: P, warehouseId: A, held: 7, onHand: 7 },
+      { productUuid: Q, warehouseId: B, held: 2, onHand: 1 },
+    ]);
+    for (const [i, d] of u.deltas.entries()) {
+      expect(d.held).toBe(-c.deltas[i]!.held);
+      expect(d.onHand).toBe(-c.deltas[i]!.onHand);
+    }
+    // Each move gives back what its hold took and leaves it having taken nothing (placed).
+    expect(u.moves.map((m) => [m.delta, m.taken])).toEqual([
+      [4, 0],
+      [3, 0],
+      [1, 0],
+    ]);
   });
 });

@@ -144,6 +144,14 @@ export function giveBack(holds: readonly StockHold[], onHand: ReadonlyMap<string
   return plan(holds, onHand, (h) => ({ held: 0, onHand: h.taken, taken: h.taken }));
 }
 
+/**
+ * Undoing a consumption (the change that sent the holds did not commit): each hold is placed again,
+ * `held` up by its quantity and on hand up by what it took, so the free stock is what it was.
+ */
+export function unconsumption(holds: readonly StockHold[], onHand: ReadonlyMap<string, number>): StockMovePlan {
+  return plan(holds, onHand, (h) => ({ held: h.quantity, onHand: h.taken, taken: 0 }));
+}
+
 /** Re-consuming returned holds: each takes again what it gave back, as far as it is still there. */
 export function takeAgain(holds: readonly StockHold[], onHand: ReadonlyMap<string, number>): StockMovePlan {
   return plan(holds, onHand, (h, left) => {

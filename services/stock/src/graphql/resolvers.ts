@@ -56,6 +56,8 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
       ctx.stock.returnHolds(ctx.identity, args.orderUuid, args.locationCodes),
     reconsumeHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
       ctx.stock.reconsumeHolds(ctx.identity, args.orderUuid, args.holdIds),
+    unconsumeHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
+      ctx.stock.unconsumeHolds(ctx.identity, args.orderUuid, args.holdIds),
   },
   Product: {
     __resolveReference: (ref: { uuid: string }, ctx: StockContext) => ctx.products.load(ref.uuid.toLowerCase()),

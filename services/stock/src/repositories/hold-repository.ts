@@ -162,27 +162,39 @@ export async function reinstateReleasedHolds(sql: Sql, ids: readonly string[]): 
   if (updated !== ids.length) throw new Error(`reinstateReleasedHolds: ${updated} of ${ids.length} holds were released`);
 }
 
+/** The moves of holds that change on-hand stock (moveHolds). */
+export type HoldMove =
+  | { from: 'placed'; to: 'consumed' }
+  | { from: 'consumed'; to: 'returned' | 'placed' }
+  | { from: 'returned'; to: 'consumed' };
+
 /**
  * Moves holds of a locked order from one status to another with what each took off hand:
  * placed -> consumed (sent), consumed -> returned (back on hand), returned -> consumed (a return
- * undone). Every hold must be in `from`.
+ * undone), consumed -> placed (a sending undone). Every hold must be in `from`.
  */
 export async function moveHolds(
   sql: Sql,
   holds: readonly { id: string; taken: number }[],
-  move: { from: 'placed' | 'consumed' | 'returned'; to: 'consumed' | 'returned' },
+  move: HoldMove,
   at: Date,
 ): Promise<void> {
   if (holds.length === 0) return;
   // consumed_at is when the stock left; returned_at when it came back (cleared when undone).
   const times =
-    move.to === 'returned' ? 'returned_at = $4' : move.from === 'returned' ? 'consumed_at = $4, returned_at = NULL' : 'consumed_at = $4';
+    move.to === 'placed'
+      ? 'consumed_at = NULL'
+      : move.to === 'returned'
+        ? 'returned_at = $5'
+        : move.from === 'returned'
+          ? 'consumed_at = $5, returned_at = NULL'
+          : 'consumed_at = $5';
   const updated = await changed(
     sql,
     `UPDATE stock.stock_hold h SET status = $3, taken = d.taken, ${times}
        FROM unnest($1::bigint[], $2::int[]) AS d(id, taken)
-      WHERE h.id = d.id AND h.status = $5`,
-    [holds.map((h) => h.id), holds.map((h) => h.taken), move.to, at, move.from],
+      WHERE h.id = d.id AND h.status = $4`,
+    [holds.map((h) => h.id), holds.map((h) => h.taken), move.to, move.from, ...(move.to === 'placed' ? [] : [at])],
   );
   if (updated !== holds.length) throw new Error(`moveHolds: ${updated} of ${holds.length} holds were ${move.from}`);
 }

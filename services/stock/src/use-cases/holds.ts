@@ -16,13 +16,14 @@ import {
   restorationDeltas,
   returnableHolds,
   takeAgain,
+  unconsumption,
   type LevelDelta,
   type StockMovePlan,
 } from '../domain/hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
 import { holdLinesViolations, uuidViolations, type HoldLineInput } from '../domain/validation';
-import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
+import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, type HoldMove, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
 import { lockProductsRead } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsRead } from '../repositories/stock-repository';
 import { actorOf, changeTimeRead, changeWithEvents, stockLevelEvents, type StockDeps, type Tx } from './deps';
@@ -357,6 +358,26 @@ export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderU
 }
 
 /**
+ * Compensation of consumeHolds: the order change that sent these holds did not commit, so the
+ * order still counts them as held. The named consumed holds of the order are placed again, on hand
+ * and `held` back to what they were (adjustments of kind `return`); holds not consumed (any more)
+ * are left alone, so undoing twice changes nothing.
+ */
+export async function unconsumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+  authoriseHolds(identity);
+  const order = orderOfWithHoldIds(orderUuid, holdIds);
+  const ids = new Set(holdIds);
+  return moveOrderHolds(deps, identity, order, {
+    select: (holds) => holdsAt(holds, 'consumed').filter((h) => ids.has(h.id)),
+    rule: unconsumption,
+    move: { from: 'consumed', to: 'placed' },
+    kind: 'return',
+    reason: (h) => `Order ${order} line ${h.lineNumber} not sent after all (sending undone)`,
+    logZero: false,
+  });
+}
+
+/**
  * The order's holds in `status` (null: every status) that `select` keeps, under the order's
  * advisory lock and then the locks of their products in uuid order (every hold change locks in
  * this order: no deadlocks), with the products' stock rows and figures before the change; null
@@ -406,7 +427,7 @@ async function moveOrderHolds(
   how: {
     select: (holds: StockHold[]) => StockHold[];
     rule: (holds: readonly StockHold[], onHand: ReadonlyMap<string, number>) => StockMovePlan;
-    move: { from: 'placed' | 'consumed' | 'returned'; to: 'consumed' | 'returned' };
+    move: HoldMove;
     kind: 'consume' | 'return';
     reason: (hold: StockHold) => string;
     /** Log a hold that moved nothing (consuming stock a count had already taken away). */
@@ -439,7 +460,13 @@ async function moveOrderHolds(
     await applyHoldDeltas(tx, plan.deltas);
     const after = snapshots(products, levels, new Map(plan.deltas.map((d) => [levelKey(d.productUuid, d.warehouseId), d])));
     const result = moved.map((h) =>
-      how.move.to === 'returned' ? { ...h, returnedAt: at } : how.move.from === 'returned' ? { ...h, consumedAt: at, returnedAt: null } : { ...h, consumedAt: at },
+      how.move.to === 'placed'
+        ? { ...h, consumedAt: null }
+        : how.move.to === 'returned'
+          ? { ...h, returnedAt: at }
+          : how.move.from === 'returned'
+            ? { ...h, consumedAt: at, returnedAt: null }
+            : { ...h, consumedAt: at },
     );
     return { result, events: stockLevelEvents(before, after, at) };
   });

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import type { Identity } from '@pf/platform/identity';
 import type { StockDeps } from './deps';
-import { consumeHolds, holdStock, orderHolds, reconsumeHolds, reinstateHolds, releaseHolds, restoreHolds, returnHolds, type HoldStockInput } from './holds';
+import { consumeHolds, holdStock, orderHolds, reconsumeHolds, reinstateHolds, releaseHolds, restoreHolds, returnHolds, unconsumeHolds, type HoldStockInput } from './holds';
 import { applyCatalogProductEvent } from './product-read-model';
 import { adjustStock, productStocks, setStock, stockAdjustments, stockLevels, stockLevelsOf, warehouseStockOf, type AdjustStockInput, type ProductStock, type SetStockInput } from './stock';
 import { createWarehouse, getWarehouse, listWarehouses, updateWarehouse, type CreateWarehouseInput, type UpdateWarehouseInput } from './warehouses';
@@ -68,6 +68,10 @@ export class StockUseCases {
   }
   reconsumeHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
     return reconsumeHolds(this.deps, identity, orderUuid, holdIds);
+  }
+
+  unconsumeHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
+    return unconsumeHolds(this.deps, identity, orderUuid, holdIds);
   }
   orderHolds(identity: Identity, orderUuid: string) {
     return orderHolds(this.deps, identity, orderUuid);
