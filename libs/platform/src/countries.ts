@@ -16,3 +16,20 @@ export const COUNTRY_CODES: ReadonlySet<string> = new Set(ASSIGNED.split(' '));
 export function isCountryCode(value: string): boolean {
   return COUNTRY_CODES.has(value);
 }
+
+/**
+ * Kosovo's code: user-assigned in ISO 3166-1, yet what carriers, the EU and most address forms use;
+ * refusing it as a destination would refuse real addresses.
+ */
+const KOSOVO = 'XK';
+
+/**
+ * Whether an order may ship to `code`, and a shipping method may serve it: two ASCII letters in
+ * either case naming an assigned ISO 3166-1 country, or Kosovo's XK. (`ﬁ`, which upper-cases to
+ * FI, is not two letters.)
+ */
+export function isDestinationCountry(code: string): boolean {
+  if (!/^[A-Za-z]{2}$/.test(code)) return false;
+  const upper = code.toUpperCase();
+  return isCountryCode(upper) || upper === KOSOVO;
+}

@@ -3,6 +3,8 @@ import { Problem } from '@pf/platform/problems';
 import { shippingMethodKey, shippingMethodState, type ShippingMethod } from './model';
 import {
   byPreference,
+  countryCodesViolations,
+  countryFilterViolations,
   deliveryDaysViolations,
   newShippingMethodFields,
   normaliseCountryCodes,
@@ -50,6 +52,13 @@ describe('a new shipping method', () => {
 
   it('keeps country codes upper case, unique and sorted', () => {
     expect(normaliseCountryCodes(['fr', 'DE', 'Fr', 'at'])).toEqual(['AT', 'DE', 'FR']);
+  });
+
+  it('a destination country is an assigned code or Kosovo\'s XK, in ASCII letters of either case', () => {
+    expect(countryCodesViolations(['GB', 'xk', 'XK', 'nl'], 'countryCodes')).toEqual([]);
+    expect(countryCodesViolations(['\uFB01', 'UK'], 'countryCodes').map((v) => v.property)).toEqual(['countryCodes[0]', 'countryCodes[1]']);
+    expect(countryFilterViolations('XK', 'countryCode')).toEqual([]);
+    expect(countryFilterViolations('\uFB06', 'countryCode').map((v) => v.property)).toEqual(['countryCode']);
   });
 
   it('names every bad field', () => {

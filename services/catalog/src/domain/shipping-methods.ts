@@ -1,4 +1,4 @@
-import { isCountryCode } from '@pf/platform/countries';
+import { isDestinationCountry } from '@pf/platform/countries';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { longerThan } from '@pf/platform/text';
 import type { ServiceLevel, ShippingMethod, ShippingMethodFields } from './model';
@@ -14,7 +14,6 @@ export const CARRIER_MAX_LENGTH = 100;
 export const MAX_DELIVERY_DAYS = 365;
 export const PRIORITY_MAX = 10_000;
 export const DEFAULT_PRIORITY = 100;
-const COUNTRY_CODE = /^[A-Za-z]{2}$/;
 /** There are 249 ISO 3166-1 countries. */
 export const COUNTRY_CODES_MAX = 250;
 
@@ -67,13 +66,8 @@ function textViolations(text: string, max: number, what: string, property: strin
 export function countryCodesViolations(codes: string[], property: string): Violation[] {
   if (codes.length > COUNTRY_CODES_MAX) return [{ property, message: `At most ${COUNTRY_CODES_MAX} country codes.` }];
   return codes.flatMap((code, i) =>
-    isCountry(code) ? [] : [{ property: `${property}[${i}]`, message: 'A country code is an assigned ISO 3166-1 alpha-2 code (e.g. GB).' }],
+    isDestinationCountry(code) ? [] : [{ property: `${property}[${i}]`, message: 'A country code is an assigned ISO 3166-1 alpha-2 code (e.g. GB), or XK.' }],
   );
-}
-
-/** Two letters in either case naming an assigned ISO 3166-1 country (`XX`, `ZZ`, `UK` are none). */
-function isCountry(code: string): boolean {
-  return COUNTRY_CODE.test(code) && isCountryCode(code.toUpperCase());
 }
 
 /** Upper case, without duplicates, sorted: one spelling per set of countries. */
@@ -190,5 +184,5 @@ export function byPreference(a: Pick<ShippingMethod, 'priority' | 'code'>, b: Pi
 
 /** A country code filter as given by a caller: two letters, any case. */
 export function countryFilterViolations(countryCode: string, property: string): Violation[] {
-  return isCountry(countryCode) ? [] : [{ property, message: 'A country code is an assigned ISO 3166-1 alpha-2 code (e.g. GB).' }];
+  return isDestinationCountry(countryCode) ? [] : [{ property, message: 'A country code is an assigned ISO 3166-1 alpha-2 code (e.g. GB), or XK.' }];
 }

@@ -1,5 +1,5 @@
 import type { Violation } from '@pf/platform/problems';
-import { isCountryCode } from '@pf/platform/countries';
+import { isDestinationCountry } from '@pf/platform/countries';
 import { longerThan, unstorableTextMessage } from '@pf/platform/text';
 
 /**
@@ -237,20 +237,14 @@ export function validateShippingDetails(given: ShippingDetailsInput | null | und
 }
 
 /**
- * Kosovo's code: user-assigned in ISO 3166-1, yet what carriers, the EU and most address forms use;
- * refusing it would refuse real addresses.
- */
-const KOSOVO = 'XK';
-
-/**
- * Why a destination country code is refused, or null when it is one: an officially assigned ISO
- * 3166-1 alpha-2 code (or XK), in either case. A code no country has would match no shipping
- * method's countries and could never be delivered; `UK` (common, but not ISO) is told `GB`.
+ * Why a destination country code is refused, or null when it is one (isDestinationCountry: an
+ * assigned ISO 3166-1 alpha-2 code in either case, or Kosovo's XK). A code no country has would
+ * match no shipping method's countries and could never be delivered; `UK` (common, but not ISO) is
+ * told `GB`.
  */
 export function destinationCountryMessage(code: string): string | null {
-  const upper = code.toUpperCase();
-  if (/^[A-Z]{2}$/.test(upper) && (isCountryCode(upper) || upper === KOSOVO)) return null;
-  if (upper === 'UK') return 'UK is not an ISO 3166-1 alpha-2 code: the United Kingdom is GB.';
+  if (isDestinationCountry(code)) return null;
+  if (code.toUpperCase() === 'UK') return 'UK is not an ISO 3166-1 alpha-2 code: the United Kingdom is GB.';
   return 'Must be an ISO 3166-1 alpha-2 country code (e.g. GB).';
 }
 
