@@ -5,7 +5,7 @@ import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
 import { createLogger } from '@pf/platform/logging';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError, type StockApi } from '../src/adapters/stock-client';
-import { recordStockStep } from '../src/repositories/stock-step-repository';
+import { clearOwnStockSteps, lockOwnStockSteps, recordStockStep } from '../src/repositories/stock-step-repository';
 import { inTransaction } from '../src/use-cases/deps';
 import { AMEND_ORDER, CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, HISTORY, holdsOf, ORDER, orderInput, PROCESS_NOW, QUEUE_ORDER, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
@@ -117,14 +117,41 @@ describe('stock repair of order changes that did not finish', () => {
       await holder.query('BEGIN');
       await holder.query('INSERT INTO orders.stock_step (order_uuid) VALUES ($1)', [busy]);
       // Waits on the uncommitted row, then gives up.
-      await expect(recordStockStep(one, busy)).rejects.toMatchObject({ code: '55P03' });
+      await expect(recordStockStep(one, busy, randomUUID())).rejects.toMatchObject({ code: '55P03' });
       await holder.query('ROLLBACK');
-      expect(await recordStockStep(one, free)).toBe(true);
-      expect(await recordStockStep(one, free)).toBe(false);
+      expect(await recordStockStep(one, free, randomUUID())).toBe(true);
+      expect(await recordStockStep(one, free, randomUUID())).toBe(false);
     } finally {
       holder.release();
       await one.end();
       await s.pool.query('DELETE FROM orders.stock_step WHERE order_uuid = $1', [free]);
+    }
+  });
+
+  it("a change counts and clears only its own journal rows: another change's row of the order stays, and an in-flight delete is waited for", async () => {
+    const [order, mine, theirs] = [randomUUID(), randomUUID(), randomUUID()];
+    try {
+      expect(await recordStockStep(s.pool, order, theirs)).toBe(true);
+      // Another change's row: not this change's to count, nor to delete.
+      expect(await lockOwnStockSteps(s.pool, [order], mine)).toBe(0);
+      await clearOwnStockSteps(s.pool, [order], mine);
+      expect(await journalRows(order)).toBe(1);
+      expect(await lockOwnStockSteps(s.pool, [order], theirs)).toBe(1);
+
+      // The owner's COMMIT in flight (its delete done, not yet committed): counting waits, then sees it gone.
+      const owner = await s.pool.connect();
+      try {
+        await owner.query('BEGIN');
+        await owner.query('DELETE FROM orders.stock_step WHERE order_uuid = $1', [order]);
+        const counted = lockOwnStockSteps(s.pool, [order], theirs);
+        await new Promise((r) => setTimeout(r, 100));
+        await owner.query('COMMIT');
+        expect(await counted).toBe(0);
+      } finally {
+        owner.release();
+      }
+    } finally {
+      await s.pool.query('DELETE FROM orders.stock_step WHERE order_uuid = $1', [order]);
     }
   });
 

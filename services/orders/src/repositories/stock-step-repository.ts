@@ -12,11 +12,12 @@ import type { Sql, Tx } from './order-repository';
  * before the call; its commit need not wait for the WAL flush: what it guards against is this
  * process ending, and a PostgreSQL crash ends the change's transaction too (the repair then finds
  * nothing to do, or a leftover hold of a call made in the flush's last instant: see docs/orders.md).
+ * `changeId` names this attempt of the change: it clears only its own row (clearOwnStockSteps).
  */
-export function recordStockStep(pool: pg.Pool, orderUuid: string): Promise<boolean> {
+export function recordStockStep(pool: pg.Pool, orderUuid: string, changeId: string): Promise<boolean> {
   return withClient(pool, async (client, discard) => {
     try {
-      const [, , recorded] = await queryBatch(client, [BEGIN, RELAXED_COMMIT, RECORD_STOCK_STEP([orderUuid]), COMMIT]);
+      const [, , recorded] = await queryBatch(client, [BEGIN, RELAXED_COMMIT, RECORD_STOCK_STEP([orderUuid, changeId]), COMMIT]);
       // false: a row is there already, left by a change that did not finish; it stays for the repair.
       return recorded!.rowCount === 1;
     } catch (err) {
@@ -30,19 +31,47 @@ export function recordStockStep(pool: pg.Pool, orderUuid: string): Promise<boole
 const BEGIN: BatchStatement = { text: 'BEGIN' };
 const COMMIT: BatchStatement = { text: 'COMMIT' };
 const RELAXED_COMMIT: BatchStatement = { name: 'orders.relaxed-commit', text: "SELECT set_config('synchronous_commit', 'off', true)" };
-const RECORD_STOCK_STEP = statement('orders', `INSERT INTO orders.stock_step (order_uuid) VALUES ($1::uuid) ON CONFLICT (order_uuid) DO NOTHING`);
+const RECORD_STOCK_STEP = statement(
+  'orders',
+  `INSERT INTO orders.stock_step (order_uuid, change_id) VALUES ($1::uuid, $2::uuid) ON CONFLICT (order_uuid) DO NOTHING`,
+);
 
 const CLEAR_STOCK_STEP = statement('orders', `DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid`);
+const CLEAR_OWN_STOCK_STEP = statement('orders', `DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid AND change_id = $2::uuid`);
 
-/** Deletes the order's row with the change's COMMIT: committed, the change needs no repair. */
+/** Deletes this change's row of the order with its COMMIT: committed, the change needs no repair. */
+export function clearOwnStockStepWithCommit(tx: Tx, orderUuid: string, changeId: string): void {
+  tx.defer(CLEAR_OWN_STOCK_STEP([orderUuid, changeId]));
+}
+
+/** Deletes the order's row, whichever change left it, with the repair's COMMIT. */
 export function clearStockStepWithCommit(tx: Tx, orderUuid: string): void {
   tx.defer(CLEAR_STOCK_STEP([orderUuid]));
 }
 
-/** Deletes the rows of a change that did not commit and whose stock steps were all undone. */
+/** Deletes the rows of these orders, whichever change left them (their stock was put right). */
 export async function clearStockSteps(db: Sql, orderUuids: readonly string[]): Promise<void> {
   if (orderUuids.length === 0) return;
   await db.query(`DELETE FROM orders.stock_step WHERE order_uuid = ANY($1::uuid[])`, [orderUuids]);
+}
+
+/** Deletes this change's rows (it did not commit, and its stock steps were all undone); another change's stay. */
+export async function clearOwnStockSteps(db: Sql, orderUuids: readonly string[], changeId: string): Promise<void> {
+  if (orderUuids.length === 0) return;
+  await db.query(`DELETE FROM orders.stock_step WHERE order_uuid = ANY($1::uuid[]) AND change_id = $2::uuid`, [orderUuids, changeId]);
+}
+
+/**
+ * How many of these orders still have this change's row, each locked (FOR UPDATE): a row whose
+ * delete is in flight (the change's COMMIT, sent before its connection was lost) is waited for and
+ * then not counted. Another change's row of the order is not counted either.
+ */
+export async function lockOwnStockSteps(db: Sql, orderUuids: readonly string[], changeId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM orders.stock_step WHERE order_uuid = ANY($1::uuid[]) AND change_id = $2::uuid FOR UPDATE) own`,
+    [orderUuids, changeId],
+  );
+  return rows[0]!.n;
 }
 
 /** Rows older than `olderThanMs`, oldest first: changes that should have ended long ago. */

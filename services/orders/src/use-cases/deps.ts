@@ -8,9 +8,9 @@ import { Problem } from '@pf/platform/problems';
 import type { StockApi } from '../adapters/stock-client';
 import { ORDERS_SCHEMA } from '../db';
 import type { PrismaClient } from '../generated/prisma/client';
-import { loadOrder, type Tx } from '../repositories/order-repository';
+import { loadOrder, type Sql, type Tx } from '../repositories/order-repository';
 import { repairOrderStock } from './order-stock-repair';
-import { clearStockStepWithCommit, clearStockSteps, recordStockStep } from '../repositories/stock-step-repository';
+import { clearOwnStockStepWithCommit, clearOwnStockSteps, clearStockSteps, lockOwnStockSteps, recordStockStep } from '../repositories/stock-step-repository';
 
 /** What every use case needs. */
 export interface OrdersDeps {
@@ -62,7 +62,6 @@ export interface Unit {
 const ATTEMPTS = 4;
 
 const LOCK_ORDERS = `SELECT 1 FROM orders.orders WHERE uuid = ANY($1::uuid[]) ORDER BY uuid FOR UPDATE`;
-const JOURNAL_ROWS = `SELECT count(*)::int AS n FROM orders.stock_step WHERE order_uuid = ANY($1::uuid[])`;
 
 /**
  * Runs `work` in one transaction and writes its events to the outbox in it: the change and its
@@ -74,9 +73,13 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
     const journaled: string[] = [];
+    // This attempt's name in the stock-step journal: it counts and clears only its own rows.
+    const changeId = randomUUID();
     const outcome = { uncertain: false };
     let undoneAlready = false;
-    const undo = async (cause: unknown): Promise<void> => {
+    // `journal`: where this change's rows are cleared once undone (the journal's pool, or the
+    // transaction that holds them locked after a failed COMMIT: another connection would wait for it).
+    const undo = async (cause: unknown, journal: Sql | undefined = deps.journalPool): Promise<void> => {
       undoneAlready = true;
       let undone = true;
       for (const compensate of compensations.reverse()) {
@@ -92,13 +95,15 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
       // what it was asked after the client gave up), and no compensation was registered for it.
       // (Only a change that had the journal's pool journaled anything.)
       if (outcome.uncertain && journaled.length > 0) deps.logger.warn({ orders: journaled, err: cause }, 'a stock step ended without a definite answer; the stock repair will reconcile the order');
-      if (undone && !outcome.uncertain && deps.journalPool) await clearStockSteps(deps.journalPool, journaled).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
+      if (undone && !outcome.uncertain && journal) await clearOwnStockSteps(journal, journaled, changeId).catch((cerr) => deps.logger.warn({ err: cerr }, 'stock-step journal not cleared; the repair will find nothing to do'));
     };
     // A failure of COMMIT itself (a deferred write refused there): the change's lock is gone, so its
     // steps are undone under the order's lock taken again, and only while its journal rows are
     // still there. A change of the order that got the lock first found them and put the order's
     // stock right (the stock repair) before building on it: undoing now would undo that change's
-    // holds. Then the rows are gone and nothing is undone here.
+    // holds. Then the rows are gone (or another change's row is there) and nothing is undone here.
+    // The rows themselves are locked too: an order this change created has no row to lock, and a
+    // COMMIT that did go through after all (its answer lost) is waited for, its delete then seen.
     const undoAfterFailedCommit = async (cause: unknown): Promise<void> => {
       if (journaled.length === 0 || !deps.journalPool) {
         await undo(cause);
@@ -106,18 +111,17 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
       }
       await inPgTransaction(deps.pool, async (tx) => {
         await tx.query(LOCK_ORDERS, [[...journaled].sort()]);
-        const { rows } = await tx.query<{ n: number }>(JOURNAL_ROWS, [journaled]);
-        if (rows[0]!.n < journaled.length) {
+        if ((await lockOwnStockSteps(tx, journaled, changeId)) < journaled.length) {
           undoneAlready = true;
           deps.logger.warn({ orders: journaled, err: cause }, 'a change of the order put its stock right before this failed change could undo its steps; nothing undone');
           return;
         }
-        await undo(cause);
+        await undo(cause, tx);
       });
     };
     try {
       return await inPgTransaction(deps.pool, async (tx) => {
-        const stock = journaledStock(deps, tx, journaled, outcome);
+        const stock = journaledStock(deps, tx, { changeId, orders: journaled }, outcome);
         const unit: Unit = { events: [], stock, onRollback: (c) => compensations.push(c) };
         let result: R;
         try {
@@ -161,15 +165,15 @@ export function stockUnavailable(detail = 'Stock could not be checked right now;
 /**
  * `deps.stock` with each order journaled (stock_step, committed) before its first step in this
  * change (hold, release, consume, return), and the row deleted by the change's COMMIT. The
- * compensations (reinstate, restore, reconsume) and reads pass straight through. `journaled` collects the
- * orders whose rows this change wrote (deleted by its COMMIT, or once its steps are undone);
+ * compensations (reinstate, restore, reconsume) and reads pass straight through. `journaled.orders` collects the
+ * orders whose rows this change (`journaled.changeId`) wrote (deleted by its COMMIT, or once its steps are undone);
  * `outcome.uncertain` is set when a step failed other than by stock's own refusal (a time-out, a
  * lost connection): whether it was done is unknown, so its row must stay for the repair.
  */
 function journaledStock(
   deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi },
   tx: Tx,
-  journaled: string[],
+  journaled: { changeId: string; orders: string[] },
   outcome: { uncertain: boolean },
 ): StockApi {
   const stock = deps.stock;
@@ -181,7 +185,7 @@ function journaledStock(
       seen.add(uuid);
       const journalPool = deps.journalPool;
       if (!journalPool) throw new Error('a change that calls the stock service needs OrdersDeps.journalPool');
-      let recorded = await recordStockStep(journalPool, uuid);
+      let recorded = await recordStockStep(journalPool, uuid, journaled.changeId);
       if (!recorded) {
         // A row left by a change of this order that did not finish: its stock is put right first
         // (this change holds the order's lock; the order as committed is read on another
@@ -191,11 +195,11 @@ function journaledStock(
         // Its stock is gone: the order must move first, which the stock repair does (the row stays).
         if (repaired === 'stock-lost') throw stockUnavailable("The order's stock is being put right after an interrupted change; try again in a few minutes.");
         await clearStockSteps(journalPool, [uuid]);
-        recorded = await recordStockStep(journalPool, uuid);
+        recorded = await recordStockStep(journalPool, uuid, journaled.changeId);
       }
       if (recorded) {
-        journaled.push(uuid);
-        clearStockStepWithCommit(tx, uuid);
+        journaled.orders.push(uuid);
+        clearOwnStockStepWithCommit(tx, uuid, journaled.changeId);
       }
     }
     return stock;
