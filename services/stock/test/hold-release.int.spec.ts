@@ -297,9 +297,9 @@ describe('placed holds released per supplier location (releaseHolds with locatio
       problemType: 'validation-failed',
       violations: [{ property: 'orderUuid' }],
     });
-    expect(await h.problem(ordersService, REINSTATE_HOLDS, { orderUuid: order, holdIds: ['1', 'x', '0'] })).toMatchObject({
+    expect(await h.problem(ordersService, REINSTATE_HOLDS, { orderUuid: order, holdIds: ['1', 'x', '0', '9223372036854775808'] })).toMatchObject({
       problemType: 'validation-failed',
-      violations: [{ property: 'holdIds[1]' }, { property: 'holdIds[2]' }],
+      violations: [{ property: 'holdIds[1]' }, { property: 'holdIds[2]' }, { property: 'holdIds[3]' }],
     });
   });
 });

@@ -1,10 +1,15 @@
 import { isCountryCode } from '@pf/platform/countries';
 import { feedPage, FEED_MAX_PAGE_SIZE } from './feed';
-import { countryCodeViolations, deltaViolations, holdLinesViolations, reasonViolations, warehouseCodeViolations } from './validation';
+import { countryCodeViolations, deltaViolations, holdLinesViolations, isHoldId, reasonViolations, warehouseCodeViolations } from './validation';
 
 const UUID = '2f1c7c4e-8d5b-4a53-9a53-0c2b1d6c7e10';
 
 describe('stock input rules', () => {
+  it('a hold id is a positive integer a bigint holds', () => {
+    for (const id of ['1', '42', '9223372036854775807']) expect(isHoldId(id)).toBe(true);
+    for (const id of ['0', '-1', '01', '1.5', '', ' 1', '9223372036854775808', '9999999999999999999', '10000000000000000000']) expect(isHoldId(id)).toBe(false);
+  });
+
   it('accepts warehouse codes of lowercase letters, digits and inner hyphens, and reserves print-on-demand', () => {
     for (const ok of ['a', 'london', 'wh-2', 'x'.repeat(32)]) expect(warehouseCodeViolations(ok, 'code')).toEqual([]);
     for (const bad of ['', 'London', '-a', 'a-', 'a_b', 'x'.repeat(33)]) expect(warehouseCodeViolations(bad, 'code')).toHaveLength(1);

@@ -80,3 +80,11 @@ export function holdLinesViolations(lines: readonly HoldLineInput[], property: s
   });
   return violations;
 }
+
+/** The largest hold id (stock_hold.id is a BIGSERIAL). */
+const HOLD_ID_MAX = 9_223_372_036_854_775_807n;
+
+/** A hold id as the column holds it: a positive integer up to bigint's maximum (a larger one would fail the cast: a 500). */
+export function isHoldId(id: string): boolean {
+  return /^[1-9][0-9]{0,18}$/.test(id) && BigInt(id) <= HOLD_ID_MAX;
+}

@@ -22,7 +22,7 @@ import {
 } from '../domain/hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
-import { holdLinesViolations, uuidViolations, type HoldLineInput } from '../domain/validation';
+import { holdLinesViolations, isHoldId, uuidViolations, type HoldLineInput } from '../domain/validation';
 import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, type HoldMove, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
 import { lockProductsRead } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsRead } from '../repositories/stock-repository';
@@ -408,7 +408,7 @@ function orderOf(orderUuid: string): string {
 function orderOfWithHoldIds(orderUuid: string, holdIds: readonly string[]): string {
   const violations = [
     ...uuidViolations(orderUuid, 'orderUuid'),
-    ...holdIds.flatMap((id, i) => (/^[1-9][0-9]{0,18}$/.test(id) ? [] : [{ property: `holdIds[${i}]`, message: 'A hold id (a positive integer).' }])),
+    ...holdIds.flatMap((id, i) => (isHoldId(id) ? [] : [{ property: `holdIds[${i}]`, message: 'A hold id (a positive integer).' }])),
   ];
   if (violations.length > 0) throw Problem.validation(violations);
   return orderUuid.toLowerCase();
