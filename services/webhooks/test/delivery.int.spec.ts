@@ -369,6 +369,9 @@ describe('webhook delivery to a real HTTPS receiver', () => {
       const fulfillable = await h.graphql(who, RESEND, { o: order.orderUuid, t: 'order-fulfillable-status-updated' });
       expect(fulfillable.errors).toBeUndefined();
       expect((await arrived(code, 4))[3]!.json).toMatchObject({ originalFulfillableStatus: null, currentFulfillableStatus: 'fulfillable', orderStatus: 'holding' });
+      // The channel's own order with a type that is not resent: only the type is named.
+      const badType = await h.graphql(who, RESEND, { o: order.orderUuid, t: 'fulfilment-status-updated' });
+      expect(badType.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'notificationType' }] });
     }, 30_000);
 
     it('answers the same 422 for an unknown order and for one the channel may not see (rule O1)', async () => {
@@ -387,8 +390,10 @@ describe('webhook delivery to a real HTTPS receiver', () => {
       }
       expect(answers[0]!.problem).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'orderUuid' }] });
       for (const a of answers) expect(a).toEqual(answers[0]);
+      // Every field at fault named at once; an invisible order as a nonexistent one.
       const badType = await h.graphql(who, RESEND, { o: siblings.orderUuid, t: 'fulfilment-status-updated' });
-      expect(badType.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'notificationType' }] });
+      expect(badType.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'orderUuid' }, { property: 'notificationType' }] });
+      expect((await h.graphql(who, RESEND, { o: randomUUID(), t: 'fulfilment-status-updated' })).errors?.[0]?.extensions?.problem).toEqual(badType.errors?.[0]?.extensions?.problem);
     }, 30_000);
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '@pf/platform/identity';
-import { Problem } from '@pf/platform/problems';
+import { Problem, type Violation } from '@pf/platform/problems';
 import { authoriseBackOffice, maySeeTeam, targetChannel } from '../domain/authorisation';
 import { mayQueueNewWebhooks } from '../domain/delivery-rules';
 import {
@@ -30,9 +30,9 @@ export interface QueuedWebhook {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Rule O1: the same answer for an order that does not exist and one the channel may not see. */
-const orderNotFound = () =>
-  Problem.validation([{ property: 'orderUuid', message: 'No order with this uuid was found for this channel.' }], 'The order could not be found.');
+/** Rule O1: the same violation for an order that does not exist and one the channel may not see. */
+const ORDER_NOT_FOUND: Violation = { property: 'orderUuid', message: 'No order with this uuid was found for this channel.' };
+const orderNotFound = () => Problem.validation([ORDER_NOT_FOUND], 'The order could not be found.');
 
 function snapshotOf(o: CurrentOrder): OrderSnapshot {
   return {
@@ -73,15 +73,19 @@ export async function resendWebhook(
   input: { orderUuid: string; notificationType: string; channelId?: string | null },
 ): Promise<QueuedWebhook> {
   const ref = targetChannel(identity, input.channelId);
-  if (!isResendableType(input.notificationType)) {
-    throw Problem.validation([{ property: 'notificationType', message: `Must be one of ${RESENDABLE_TYPES.join(', ')}.` }]);
-  }
-  const type = input.notificationType;
-  if (!UUID.test(input.orderUuid)) throw orderNotFound();
   // Asked of the orders service, not of the read model, which lags it: an order created a moment
   // ago is the channel's to resend, and its current state is what the webhook describes.
-  const order = await deps.orders.find(input.orderUuid.toLowerCase());
-  if (!order || order.origin !== 'api' || order.channelId !== ref.channelId) throw orderNotFound();
+  const found = UUID.test(input.orderUuid) ? await deps.orders.find(input.orderUuid.toLowerCase()) : null;
+  const order = found && found.origin === 'api' && found.channelId === ref.channelId ? found : null;
+  // Every field at fault is named at once (section 7).
+  if (!isResendableType(input.notificationType)) {
+    throw Problem.validation([
+      ...(order ? [] : [ORDER_NOT_FOUND]),
+      { property: 'notificationType', message: `Must be one of ${RESENDABLE_TYPES.join(', ')}.` },
+    ]);
+  }
+  const type = input.notificationType;
+  if (!order) throw orderNotFound();
 
   return inTransaction(deps.pool, async (tx) => {
     const id = await queueForChannel(deps, tx, ref.channelId, () => currentStateNotification(type, order), 'resend', null);
