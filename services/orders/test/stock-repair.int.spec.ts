@@ -168,6 +168,26 @@ describe('stock repair of order changes that did not finish', () => {
     }
   });
 
+  it('a draft processed now whose process ended after stock consumed its holds: the stock is back on hand, nothing stays consumed', async () => {
+    const o = await draft();
+    const onHand = async () =>
+      (await s.pool.query<{ on_hand: number }>(`SELECT sum(on_hand)::int AS on_hand FROM stock.stock_level WHERE team_code = $1`, [t.teamCode])).rows[0]!.on_hand;
+    const before = await onHand();
+    await holdAsConfirmWould(o);
+    await s.call('stock', ordersService, `mutation ($uuid: ID!) { consumeHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
+    await leftBehind(o.uuid);
+    expect(await onHand()).toBe(before - 3);
+    const w = await repairer();
+    try {
+      await eventually(async () => ((await journalRows(o.uuid)) === 0 ? true : undefined));
+    } finally {
+      await w.stop();
+    }
+    expect(await onHand()).toBe(before);
+    const statuses = (await s.pool.query(`SELECT status FROM stock.stock_hold WHERE order_uuid = $1 ORDER BY id`, [o.uuid])).rows.map((r) => r.status);
+    expect(statuses).toEqual(['returned', 'returned']);
+  });
+
   it('a cancellation lost after stock released the holds: the queued order holds the same holds again', async () => {
     const o = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: (await draft()).uuid })).confirmOrder;
     const before = await placedIds(o.uuid);

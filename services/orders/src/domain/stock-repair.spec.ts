@@ -9,6 +9,7 @@ const hold = (lineNumber: number, locationCode: string, quantity: number, status
   quantity,
   status,
   locationCode,
+  printOnDemand: locationCode === 'print-on-demand',
   releasedAt: null,
   returnedAt: null,
   ...extra,
@@ -74,5 +75,19 @@ describe('stockRepairOf', () => {
     // A cancelled fulfilment's returned stock stays returned.
     const cancelled = order(false, [fulfilment('leeds', 'cancelled', [[1, 2]])]);
     expect(stockRepairOf(cancelled, [returned])).toEqual(NOTHING_TO_REPAIR);
+  });
+
+  it('consumed stock where no fulfilment is a draft or was sent goes back on hand: a sending whose undo was lost, a lost cancellation\'s return, an order never created', () => {
+    const consumed = [hold(1, 'leeds', 2, 'CONSUMED'), hold(2, 'berlin', 1, 'CONSUMED')];
+    // A draft processed now whose change ended after consuming: no fulfilments, nothing held.
+    expect(stockRepairOf(order(false), consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin', 'leeds'] });
+    expect(stockRepairOf(null, consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin', 'leeds'] });
+    // A reserved draft: its stock back on hand, and its lines held again.
+    expect(stockRepairOf(order(true), consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin', 'leeds'], holdAgain: true });
+    // A cancelled fulfilment's stock comes back; a sent one's stays consumed.
+    const cancelledOne = order(false, [fulfilment('leeds', 'processing', [[1, 2]]), fulfilment('berlin', 'cancelled', [[2, 1]])]);
+    expect(stockRepairOf(cancelledOne, consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin'] });
+    // Print on demand took nothing: nothing to give back.
+    expect(stockRepairOf(order(false), [hold(1, 'print-on-demand', 2, 'CONSUMED')])).toEqual(NOTHING_TO_REPAIR);
   });
 });

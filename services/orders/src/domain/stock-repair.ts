@@ -7,12 +7,20 @@ export interface HoldView {
   quantity: number;
   status: 'PLACED' | 'RELEASED' | 'CONSUMED' | 'RETURNED';
   locationCode: string;
+  /** Print on demand: nothing was taken off hand, so consuming it moved no stock. */
+  printOnDemand: boolean;
   releasedAt: Date | null;
   returnedAt: Date | null;
 }
 
 /** What the stock service must do so that the order's holds match the order as committed. */
 export interface StockRepair {
+  /**
+   * Supplier locations whose consumed stock goes back on hand (returnHolds), first: no fulfilment
+   * of the order there is a draft or was sent (a sending undone that did not get its undo, a
+   * cancellation whose return was lost, an order never created).
+   */
+  giveBack: string[];
   /** Release every placed hold of the order (first, when holds are also reinstated or held again). */
   releasePlaced: boolean;
   /** Released holds to place again: exactly what the order's draft fulfilments hold. */
@@ -23,7 +31,7 @@ export interface StockRepair {
   holdAgain: boolean;
 }
 
-export const NOTHING_TO_REPAIR: StockRepair = { releasePlaced: false, reinstate: [], reconsume: [], holdAgain: false };
+export const NOTHING_TO_REPAIR: StockRepair = { giveBack: [], releasePlaced: false, reinstate: [], reconsume: [], holdAgain: false };
 
 /** Fulfilment statuses whose goods left on hand (their holds consumed): sent and not cancelled. */
 const SENT: readonly Fulfilment['status'][] = ['processing', 'back-order', 'invalid', 'dispatched', 'returned', 'failed'];
@@ -40,15 +48,18 @@ const SENT: readonly Fulfilment['status'][] = ['processing', 'back-order', 'inva
  *   it again and takes nothing twice); otherwise the released holds that fit exactly are placed
  *   again, the latest first, or the lines are held anew;
  * - at a location whose fulfilment was sent and not cancelled nothing is returned unless
- *   something stays consumed: the latest returned holds there are consumed again.
+ *   something stays consumed: the latest returned holds there are consumed again;
+ * - anywhere else (no fulfilment there, or a cancelled one) nothing stays consumed: what the
+ *   warehouse holds there goes back on hand.
  */
 export function stockRepairOf(
   order: Pick<Order, 'stockHeld' | 'lines' | 'fulfilments'> | null,
   holds: readonly HoldView[],
 ): StockRepair {
   const placed = holds.filter((h) => h.status === 'PLACED');
-  if (order === null || !order.stockHeld) return { ...NOTHING_TO_REPAIR, releasePlaced: placed.length > 0, reconsume: order ? reconsumed(order, holds) : [] };
-  const repair: StockRepair = { ...NOTHING_TO_REPAIR, reconsume: reconsumed(order, holds) };
+  const giveBack = givenBack(order, holds);
+  if (order === null || !order.stockHeld) return { ...NOTHING_TO_REPAIR, giveBack, releasePlaced: placed.length > 0, reconsume: order ? reconsumed(order, holds) : [] };
+  const repair: StockRepair = { ...NOTHING_TO_REPAIR, giveBack, reconsume: reconsumed(order, holds) };
   const drafts = order.fulfilments.filter((f) => f.status === 'draft');
   if (order.fulfilments.length === 0) {
     const wanted = totals(order.lines.filter((l) => l.productUuid !== null).map((l) => [String(l.lineNumber), l.quantity]));
@@ -65,6 +76,12 @@ export function stockRepairOf(
   if (fitting) repair.reinstate = fitting;
   else repair.holdAgain = wanted.size > 0;
   return repair;
+}
+
+/** Locations with consumed warehouse holds where no fulfilment of the order is a draft or was sent. */
+function givenBack(order: Pick<Order, 'fulfilments'> | null, holds: readonly HoldView[]): string[] {
+  const keeping = new Set((order?.fulfilments ?? []).filter((f) => f.status === 'draft' || SENT.includes(f.status)).map((f) => f.supplierLocation.code));
+  return [...new Set(holds.filter((h) => h.status === 'CONSUMED' && !h.printOnDemand && !keeping.has(h.locationCode)).map((h) => h.locationCode))].sort();
 }
 
 /** Returned holds at locations whose fulfilment was sent, not cancelled, and has nothing consumed. */

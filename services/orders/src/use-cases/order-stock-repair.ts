@@ -27,11 +27,13 @@ export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'er
     quantity: h.quantity,
     status: h.status,
     locationCode: h.location.code,
+    printOnDemand: h.location.printOnDemand,
     releasedAt: h.releasedAt ? new Date(h.releasedAt) : null,
     returnedAt: h.returnedAt ? new Date(h.returnedAt) : null,
   }));
   const repair = stockRepairOf(order, holds);
   if (!needsWork(repair)) return 'fine';
+  if (repair.giveBack.length > 0) await stock.returnHolds(orderUuid, repair.giveBack);
   if (repair.releasePlaced) await stock.releaseHolds(orderUuid);
   if (repair.reconsume.length > 0) await stock.reconsumeHolds(orderUuid, repair.reconsume);
   let lost = false;
@@ -56,5 +58,5 @@ export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'er
 }
 
 function needsWork(r: StockRepair): boolean {
-  return r.releasePlaced || r.reinstate.length > 0 || r.reconsume.length > 0 || r.holdAgain;
+  return r.giveBack.length > 0 || r.releasePlaced || r.reinstate.length > 0 || r.reconsume.length > 0 || r.holdAgain;
 }
