@@ -260,10 +260,12 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     for (const p of policies) if (Object.keys(p.spec.podSelector ?? {}).length === 0) expect(p.spec.egress ?? []).toEqual([]);
   });
 
-  test('Postgres connections: each service\'s HPA maximum times its pools fits its role\'s limit, and all limits fit the server', () => {
-    // Per replica: the service's own pools (its *_POOL_MAX settings) plus the platform's (the
-    // outbox relay's pool of 4 and the LISTEN connections).
+  test('Postgres connections: each service\'s HPA maximum (plus a rollout\'s surge) times its pools fits its role\'s limit, and all limits fit the server', () => {
+    // Per replica: the service's own pools (its *_POOL_MAX settings and the fixed ones below) plus
+    // the platform's (the outbox relay's pool of 4 and the LISTEN connections).
     const PLATFORM_CONNECTIONS = 6;
+    // Pools sized in code: the orders service's stock-step journal (services/orders/src/index.ts).
+    const FIXED_POOLS: Record<string, number> = { orders: 2 };
     const cluster = ofKind(objects, 'Cluster')[0]!;
     const roles = cluster.spec.managed.roles as { name: string; connectionLimit: number }[];
     const problems: string[] = [];
@@ -271,9 +273,13 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const svc = SERVICES.find((s) => s === role.name)!;
       const env = containerEnv(objects, mainContainer(deployment(svc)));
       const shape = CONFIG_SHAPES[svc]!;
-      const perReplica = Object.keys(shape).filter((k) => k.endsWith('_POOL_MAX')).reduce((n, k) => n + Number(effectiveValue(env, shape, k)), PLATFORM_CONNECTIONS);
-      const max = named(objects, 'HorizontalPodAutoscaler', svc).spec.maxReplicas;
-      if (!(role.connectionLimit > 0 && max * perReplica <= role.connectionLimit)) problems.push(`${svc}: ${max} replicas x ${perReplica} connections > connectionLimit ${role.connectionLimit}`);
+      const perReplica = Object.keys(shape)
+        .filter((k) => k.endsWith('_POOL_MAX'))
+        .reduce((n, k) => n + Number(effectiveValue(env, shape, k)), PLATFORM_CONNECTIONS + (FIXED_POOLS[svc] ?? 0));
+      // A rolling update runs maxSurge pods beside the HPA's maximum.
+      const surge = Number(deployment(svc).spec.strategy?.rollingUpdate?.maxSurge ?? 0);
+      const pods = named(objects, 'HorizontalPodAutoscaler', svc).spec.maxReplicas + surge;
+      if (!(role.connectionLimit > 0 && pods * perReplica <= role.connectionLimit)) problems.push(`${svc}: ${pods} pods x ${perReplica} connections > connectionLimit ${role.connectionLimit}`);
     }
     const total = roles.reduce((n, r) => n + r.connectionLimit, 0);
     const maxConnections = Number(cluster.spec.postgresql.parameters.max_connections);
