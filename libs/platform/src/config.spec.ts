@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonConfigShape, ConfigError, env, loadConfig } from './config';
+import { commonConfigShape, ConfigError, env, loadConfig, serviceSigningKey } from './config';
 
 /** Runs loadConfig and returns the ConfigError it throws. */
 function configError(shape: z.ZodRawShape, values: Record<string, string>): ConfigError {
@@ -89,5 +89,21 @@ describe('loadConfig', () => {
       SHUTDOWN_TIMEOUT_MS: 10_000,
     });
     expect(configError(commonConfigShape, { JWT_VERIFY_KEY: 'k', JWT_ALGORITHM: 'none' }).variables).toEqual(['JWT_ALGORITHM']);
+  });
+});
+
+describe('serviceSigningKey', () => {
+  it('is the configured key, or with a shared secret (HS*) the verify key; a public key cannot sign, so RS256/ES256 need one', () => {
+    expect(serviceSigningKey('private-pem', { algorithm: 'RS256', key: 'public-pem' }, 'stock calls')).toBe('private-pem');
+    expect(serviceSigningKey(undefined, { algorithm: 'HS256', key: 'shared' }, 'stock calls')).toBe('shared');
+    for (const algorithm of ['RS256', 'ES256']) {
+      expect(() => serviceSigningKey(undefined, { algorithm, key: 'public-pem' }, 'stock calls')).toThrow(ConfigError);
+      try {
+        serviceSigningKey(undefined, { algorithm, key: 'public-pem' }, 'stock calls');
+      } catch (err) {
+        expect((err as ConfigError).variables).toEqual(['JWT_SIGNING_KEY']);
+        expect((err as Error).message).toContain(`JWT_SIGNING_KEY: required with ${algorithm} (stock calls)`);
+      }
+    }
   });
 });

@@ -76,3 +76,15 @@ export const commonConfigShape = {
   /** Graceful shutdown budget: in-flight requests and consumers get this long before the process exits. */
   SHUTDOWN_TIMEOUT_MS: env.int(10_000, 0, 120_000),
 };
+
+/**
+ * The key a service signs its own service JWT with (calls to other subgraphs): `JWT_SIGNING_KEY`,
+ * or with a shared-secret algorithm (HS*) the verify key itself. With RS256/ES256 the verify key
+ * is a public key, which cannot sign: the service refuses to start rather than start ready and
+ * have every such call refused.
+ */
+export function serviceSigningKey(configured: string | undefined, jwt: { algorithm: string; key: string }, purpose: string): string {
+  const key = configured ?? (jwt.algorithm.startsWith('HS') ? jwt.key : undefined);
+  if (!key) throw new ConfigError(['JWT_SIGNING_KEY'], `Invalid configuration:\n  JWT_SIGNING_KEY: required with ${jwt.algorithm} (${purpose})`);
+  return key;
+}

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { serviceSigningKey } from '@pf/platform/config';
 import type { ServiceDefinition } from '@pf/platform/service/service';
 import { createSubgraphService } from '@pf/platform/service/subgraph-service';
 import { StockClient, type StockApi } from './adapters/stock-client';
@@ -34,6 +35,7 @@ export const ordersService: ServiceDefinition = {
   defaultPort: 4104,
   async create(deps) {
     const cfg = loadOrdersConfig(deps.env);
+    const signingKey = serviceSigningKey(cfg.JWT_SIGNING_KEY, deps.jwt, 'signs the service JWT for the stock subgraph');
     const prisma = createPrismaClient(deps.databaseUrl, cfg.ORDERS_PRISMA_POOL_MAX);
     const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX, deps.logger);
     const stock = new StockClient({
@@ -41,7 +43,7 @@ export const ordersService: ServiceDefinition = {
       timeoutMs: cfg.STOCK_TIMEOUT_MS,
       // Holds are asked inside an order transaction: no more calls are in flight than connections.
       connections: cfg.ORDERS_DB_POOL_MAX,
-      jwt: { ...deps.jwt, key: cfg.JWT_SIGNING_KEY ?? deps.jwt.key, expiresInSeconds: 300 },
+      jwt: { ...deps.jwt, key: signingKey, expiresInSeconds: 300 },
     });
     // The stock-step journal's own connections (see OrdersDeps.journalPool): writes of one statement, never held.
     const journalPool = createPool(deps.databaseUrl, 2, deps.logger);

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { ConfigError } from '@pf/platform/config';
+import { serviceSigningKey } from '@pf/platform/config';
 import type { ServiceDefinition, ServiceDeps, ServiceInstance } from '@pf/platform/service/service';
 import { createSubgraphService } from '@pf/platform/service/subgraph-service';
 import { loadWebhooksConfig, type WebhooksConfig } from './config';
@@ -61,10 +61,7 @@ export interface WebhooksInstance extends ServiceInstance {
  */
 export async function createWebhooksService(deps: ServiceDeps, overrides: WebhooksOverrides = {}): Promise<WebhooksInstance> {
   const config = loadWebhooksConfig(deps.env, deps.jwt.key);
-  const signingKey = config.JWT_SIGNING_KEY ?? (deps.jwt.algorithm.startsWith('HS') ? deps.jwt.key : undefined);
-  if (!signingKey) {
-    throw new ConfigError(['JWT_SIGNING_KEY'], `Invalid configuration:\n  JWT_SIGNING_KEY: required with ${deps.jwt.algorithm} (signs the service JWT for the stock and orders subgraphs)`);
-  }
+  const signingKey = serviceSigningKey(config.JWT_SIGNING_KEY, deps.jwt, 'signs the service JWT for the stock and orders subgraphs');
   const logger = deps.logger;
   const prisma = createPrismaClient(deps.databaseUrl, config.WEBHOOKS_DB_POOL_MAX);
   const pool = createQueuePool(deps.databaseUrl, config.WEBHOOKS_QUEUE_POOL_MAX, deps.logger);
