@@ -169,6 +169,17 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const shutdown = seconds(effectiveValue(env, CONFIG_SHAPES[svc]!, 'SHUTDOWN_TIMEOUT_MS'));
       const grace = pod.terminationGracePeriodSeconds ?? 30;
       if (!(grace > sleep + shutdown)) say(`terminationGracePeriodSeconds ${grace} must exceed preStop ${sleep} s + SHUTDOWN_TIMEOUT_MS ${shutdown} s`);
+      // The longest piece of work in flight must fit in the shutdown budget: a webhook attempt (its
+      // DNS check, then the request) is recorded when it ends, or it is sent again after a restart;
+      // the gateway, the edge and orders wait for the service they call up to its timeout.
+      const longest: Record<string, string[]> = {
+        webhooks: ['WEBHOOK_DNS_TIMEOUT_MS', 'WEBHOOK_TIMEOUT_MS'],
+        gateway: ['GATEWAY_SUBGRAPH_TIMEOUT_MS'],
+        orders: ['STOCK_TIMEOUT_MS'],
+        'rest-edge': ['UPSTREAM_TIMEOUT_MS'],
+      };
+      const work = (longest[svc] ?? []).reduce((n, k) => n + seconds(effectiveValue(env, CONFIG_SHAPES[svc]!, k)), 0);
+      if (!(shutdown > work)) say(`SHUTDOWN_TIMEOUT_MS ${shutdown} s must exceed the longest work in flight (${(longest[svc] ?? []).join(' + ')}: ${work} s)`);
     }
     expect(problems).toEqual([]);
   });
