@@ -16,7 +16,11 @@ describe('webhook queue across restarts', () => {
   const env = {
     WEBHOOK_RETRY_DELAYS_SECONDS: '0.2,0.2,0.2,0.2',
     WEBHOOK_TIMEOUT_MS: '2000',
-    WEBHOOK_LEASE_SECONDS: '3',
+    // Well above an attempt (2.5 s) and its recording on a loaded machine: a lease that ran out
+    // under a worker still sending lets the other replica send it too (at least once, as
+    // documented), which 'two workers side by side' would count as the same delivery held twice.
+    // The crash test claims with its own lease of 1 s.
+    WEBHOOK_LEASE_SECONDS: '10',
     // the resolver is the test's own, answering at once
     WEBHOOK_DNS_TIMEOUT_MS: '500',
     WEBHOOK_ALLOW_PRIVATE_RANGES: '127.0.0.1/32',
