@@ -1,3 +1,4 @@
+import { freePort } from '@pf/platform/testing/infra';
 import net from 'node:net';
 import { request } from 'undici';
 import { testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
@@ -79,6 +80,17 @@ describe('rest-edge process', () => {
     expect(ready.status).toBe(503);
     expect(ready.body).toMatchObject({ status: 'not-ready', failures: { 'rest-edge': expect.stringMatching(/gateway/) } });
     expect((await get(`${url}/healthz`)).status).toBe(200);
+  });
+
+  it('stays ready while the orders service does not answer: its endpoints answer 500 with a reference (section 7), the rest serves', async () => {
+    const port = await freePort();
+    const { url } = await start({ ORDERS_URL: `http://127.0.0.1:${port}/graphql` });
+    expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
+    const orders = await get(`${url}/v1/channels/acme-shop/orders`, acme.shop!.token);
+    expect(orders.status).toBe(500);
+    expect(orders.body).toMatchObject({ status: 500, reference: expect.any(String) });
+    expect(orders.headers['service-api-version']).toBe('1.2.0');
+    expect((await get(`${url}/v1/channels/acme-shop/`, acme.shop!.token)).status).toBe(200);
   });
 
   it('refuses to start with a bad setting, naming it', async () => {
