@@ -136,3 +136,34 @@ export async function teamEndpointsForQueueing(tx: Queryable, teamCode: string):
   );
   return rows.map(toQueueing);
 }
+
+/**
+ * Up to `limit` registrations whose secret a key other than `currentKeyId` sealed, in channel
+ * order after `afterChannelId` (a re-seal walks them in pages).
+ */
+export async function secretsSealedWithOtherKeys(
+  sql: Queryable,
+  currentKeyId: string,
+  afterChannelId: string | null,
+  limit: number,
+): Promise<{ channelId: string; secret: SealedSecret }[]> {
+  const { rows } = await sql.query<{ channel_id: string; secret_sealed: string; secret_key_id: string }>(
+    `SELECT channel_id, secret_sealed, secret_key_id FROM webhooks.endpoint
+      WHERE secret_key_id <> $1 AND ($2::text IS NULL OR channel_id > $2) ORDER BY channel_id LIMIT $3`,
+    [currentKeyId, afterChannelId, limit],
+  );
+  return rows.map((r) => ({ channelId: r.channel_id, secret: { sealed: r.secret_sealed, keyId: r.secret_key_id } }));
+}
+
+/**
+ * Stores a secret sealed again (the same secret, another key) while the row still holds exactly
+ * `was`: a rotation or registration that committed meanwhile keeps its own. Whether it was stored.
+ */
+export async function replaceSealedSecret(sql: Queryable, channelId: string, was: SealedSecret, now: SealedSecret): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `UPDATE webhooks.endpoint SET secret_sealed = $4, secret_key_id = $5
+      WHERE channel_id = $1 AND secret_sealed = $2 AND secret_key_id = $3`,
+    [channelId, was.sealed, was.keyId, now.sealed, now.keyId],
+  );
+  return rowCount === 1;
+}
