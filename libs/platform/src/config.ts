@@ -69,6 +69,8 @@ export const commonConfigShape = {
   JWT_ALGORITHM: env.oneOf(['HS256', 'HS384', 'HS512', 'RS256', 'ES256'] as const, 'HS256'),
   /** For HS*: the shared secret. For RS256/ES256: the PEM public key (verification only). */
   JWT_VERIFY_KEY: env.string(),
+  /** While the JWT key rotates: the previous verify key, still accepted (never used to sign); unset afterwards. */
+  JWT_VERIFY_KEY_PREVIOUS: env.optionalString(),
   /** `iss` every identity JWT must carry. */
   JWT_ISSUER: env.string('pf-platform'),
   /** `aud` every identity JWT must carry. */

@@ -106,6 +106,26 @@ describe('identity tokens', () => {
   });
 });
 
+describe('identity tokens while the key rotates (previousKeys)', () => {
+  const who: Identity = { kind: 'service', service: 'orders' };
+  const oldKey = { ...hs, key: 'the-old-shared-secret-of-at-least-32-bytes!' };
+  const newKey = { ...hs, key: 'the-new-shared-secret-of-at-least-32-bytes!' };
+  const verifying = { ...newKey, previousKeys: [oldKey.key] };
+
+  it('a token signed with the previous key is still good; one signed with any other key is not', () => {
+    expect(verifyIdentity(signIdentity(who, oldKey), verifying)).toEqual(who);
+    expect(verifyIdentity(signIdentity(who, newKey), verifying)).toEqual(who);
+    expect(() => verifyIdentity(signIdentity(who, oldKey), newKey)).toThrow('Invalid identity token.');
+    expect(() => verifyIdentity(signIdentity(who, { ...hs, key: 'some-other-secret-of-at-least-32-bytes!!' }), verifying)).toThrow('Invalid identity token.');
+  });
+
+  it('the previous key does not revive what fails with any key: an expired token, another audience', () => {
+    const expired = jwt.sign({ kind: 'service', sub: 'service:orders', exp: Math.floor(Date.now() / 1000) - 10 }, oldKey.key, { issuer: hs.issuer, audience: hs.audience });
+    expect(() => verifyIdentity(expired, verifying)).toThrow(/jwt expired/);
+    expect(() => verifyIdentity(signIdentity(who, { ...oldKey, audience: 'elsewhere' }), verifying)).toThrow('Invalid identity token.');
+  });
+});
+
 describe('bearerToken', () => {
   it('reads the token of a Bearer header, case-insensitively', () => {
     expect(bearerToken('Bearer abc.def.ghi')).toBe('abc.def.ghi');

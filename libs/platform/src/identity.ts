@@ -37,6 +37,11 @@ export interface JwtVerifyOptions {
   algorithm: Algorithm;
   /** Shared secret (HS*) or PEM public key (RS256/ES256). */
   key: string;
+  /**
+   * Keys that also verify while the signing key rotates (JWT_VERIFY_KEY_PREVIOUS): a token signed
+   * with the old key stays good until it expires. Never used to sign.
+   */
+  previousKeys?: readonly string[];
   issuer: string;
   audience: string;
 }
@@ -71,11 +76,7 @@ export function signIdentity(identity: Identity, opts: JwtSignOptions): string {
 export function verifyIdentity(token: string, opts: JwtVerifyOptions): Identity {
   let claims: Claims;
   try {
-    claims = jwt.verify(token, keyObject('verify', opts), {
-      algorithms: [opts.algorithm],
-      issuer: opts.issuer,
-      audience: opts.audience,
-    }) as Claims;
+    claims = verifiedClaims(token, opts);
   } catch (err) {
     // An expired token says so (a client renews it); other failures say no more than that the token
     // is not valid: jsonwebtoken's messages spell out the audience and issuer it expected.
@@ -117,6 +118,22 @@ export function verifyIdentity(token: string, opts: JwtVerifyOptions): Identity 
  * once and kept here, the same call takes microseconds.
  */
 const keyObjects = new Map<string, KeyObject | string>();
+
+/**
+ * The token's claims, checked with the current key, then with each previous one while its
+ * signature is what fails (an expired token, a wrong audience or issuer fail alike with any key).
+ */
+function verifiedClaims(token: string, opts: JwtVerifyOptions): Claims {
+  const keys = [opts.key, ...(opts.previousKeys ?? [])];
+  for (let i = 0; ; i++) {
+    try {
+      return jwt.verify(token, keyObject('verify', { key: keys[i]! }), { algorithms: [opts.algorithm], issuer: opts.issuer, audience: opts.audience }) as Claims;
+    } catch (err) {
+      const badSignature = err instanceof jwt.JsonWebTokenError && err.message === 'invalid signature';
+      if (!badSignature || i === keys.length - 1) throw err;
+    }
+  }
+}
 
 function keyObject(use: 'sign' | 'verify', opts: { key: string }): KeyObject | string {
   const id = `${use}\0${opts.key}`;

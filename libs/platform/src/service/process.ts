@@ -68,7 +68,13 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
     instance = await def.create({
       databaseUrl: cfg.DATABASE_URL ?? '',
       bus,
-      jwt: { algorithm: cfg.JWT_ALGORITHM, key: cfg.JWT_VERIFY_KEY, issuer: cfg.JWT_ISSUER, audience: cfg.JWT_AUDIENCE },
+      jwt: {
+        algorithm: cfg.JWT_ALGORITHM,
+        key: cfg.JWT_VERIFY_KEY,
+        ...(cfg.JWT_VERIFY_KEY_PREVIOUS ? { previousKeys: [cfg.JWT_VERIFY_KEY_PREVIOUS] } : {}),
+        issuer: cfg.JWT_ISSUER,
+        audience: cfg.JWT_AUDIENCE,
+      },
       logger,
       env: process.env,
     });
