@@ -196,6 +196,11 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     }
   });
 
+  test('the public Ingress routes only the API (/v1), never the probes', () => {
+    const paths = ofKind(objects, 'Ingress').flatMap((i) => i.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => ({ path: p.path, type: p.pathType, service: p.backend.service.name }))));
+    expect(paths).toEqual([{ path: '/v1', type: 'Prefix', service: 'rest-edge' }]);
+  });
+
   test('every image has a pinned tag, never latest', () => {
     const images = objects
       .filter((o) => o.spec?.template?.spec?.containers)
