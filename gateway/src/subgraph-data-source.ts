@@ -3,9 +3,11 @@ import type { Logger } from '@pf/platform/logging';
 import { isProblemTransport, Problem } from '@pf/platform/problems';
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from './context';
+import { answersForEach, distinctRepresentations, errorPathForFirstOccurrence } from './entity-representations';
 import { SubgraphUnreachableError, type Fetcher } from './subgraph-fetcher';
 
 type FetcherResponse = Awaited<ReturnType<Fetcher>>;
+type SubgraphResponse = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
 
 /**
  * How the gateway calls one subgraph. The caller's identity JWT and request id go with every
@@ -22,6 +24,21 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> 
     super({ url: opts.url, fetcher: opts.fetcher, apq: false, honorSubgraphCacheControlHeader: false });
     this.subgraph = opts.name;
     this.logger = opts.logger;
+  }
+
+  /** An `_entities` fetch sends each distinct representation once (entity-representations.ts). */
+  override async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
+    const asked = options.request.variables?.['representations'];
+    if (!Array.isArray(asked) || asked.length < 2) return super.process(options);
+    const { distinct, positionOf } = distinctRepresentations(asked);
+    if (distinct.length === asked.length) return super.process(options);
+    const response = await super.process({ ...options, request: { ...options.request, variables: { ...options.request.variables, representations: distinct } } });
+    const entities = response.data?.['_entities'];
+    return {
+      ...response,
+      ...(Array.isArray(entities) ? { data: { ...response.data, _entities: answersForEach(entities, positionOf) } } : {}),
+      ...(response.errors ? { errors: response.errors.map((e) => ({ ...e, path: errorPathForFirstOccurrence(e.path, positionOf) })) } : {}),
+    };
   }
 
   override willSendRequest({ request, context }: GraphQLDataSourceProcessOptions<GatewayContext>): void {
