@@ -26,14 +26,20 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> 
     this.logger = opts.logger;
   }
 
-  /** An `_entities` fetch sends each distinct representation once (entity-representations.ts). */
+  /**
+   * An `_entities` fetch of the query plan sends each distinct representation once
+   * (entity-representations.ts). Only those: a root fetch carries the client's own variables,
+   * which may be called `representations` too.
+   */
   override async process(options: GraphQLDataSourceProcessOptions<GatewayContext>): Promise<SubgraphResponse> {
     const asked = options.request.variables?.['representations'];
-    if (!Array.isArray(asked) || asked.length < 2) return super.process(options);
+    if (!Array.isArray(asked) || asked.length < 2 || !isEntitiesFetch(options.request.query)) return super.process(options);
     const { distinct, positionOf } = distinctRepresentations(asked);
     if (distinct.length === asked.length) return super.process(options);
     const response = await super.process({ ...options, request: { ...options.request, variables: { ...options.request.variables, representations: distinct } } });
     const entities = response.data?.['_entities'];
+    // An answer of another length is the subgraph's fault: left as it is, for the gateway's own check to refuse.
+    if (Array.isArray(entities) && entities.length !== distinct.length) return response;
     return {
       ...response,
       ...(Array.isArray(entities) ? { data: { ...response.data, _entities: answersForEach(entities, positionOf) } } : {}),
@@ -71,6 +77,11 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> 
     this.logger.error({ subgraph: this.subgraph, err: error }, 'invalid subgraph response');
     throw problemError(new Problem('bad-gateway', { detail: 'A service needed for this request gave an invalid answer.' }), 'BAD_GATEWAY');
   }
+}
+
+/** The planner's entity fetch: its operation selects `_entities`, which no client operation can (the API schema has no such field). */
+function isEntitiesFetch(query: string | undefined): boolean {
+  return typeof query === 'string' && /\b_entities\s*\(/.test(query);
 }
 
 function problemError(problem: Problem, code: string): GraphQLError {
