@@ -206,6 +206,23 @@ describe('consumed stock of fulfilments that never left comes back on hand', () 
     expect(await holdsOf(s, created.uuid, 'placed')).toEqual([]);
   });
 
+  it('a queued order whose sending does not commit still holds its stock: a cancel then gives all of it back', async () => {
+    const stock = await onHand();
+    const feed = await figures();
+    const q = await orderInState(s, t, 'queued', number());
+    const held = await holdsOf(s, q.uuid, 'placed');
+    expect(held).toHaveLength(2);
+    const res = await refusingOrderWrites(s, q.uuid, 'processing', () => s.gql<any>(s.urls.orders, t.backOffice, PROCESS_NOW, { uuid: q.uuid }));
+    expect(res.errors).toHaveLength(1);
+    // Consumed, then placed again: the order as committed is queued with its holds.
+    expect(await holdsOf(s, q.uuid, 'placed')).toEqual(held);
+    expect(await holdsOf(s, q.uuid, 'consumed')).toEqual([]);
+    expect(await onHand()).toEqual(stock);
+    expect((await cancel(q.uuid)).status).toBe('cancelled');
+    expect(await onHand()).toEqual(stock);
+    expect(await figures()).toEqual(feed);
+  });
+
   it('the stock service unreachable: the cancel is refused (worth retrying) and changes nothing', async () => {
     const stock = await onHand();
     const p = await orderInState(s, t, 'processing', number());

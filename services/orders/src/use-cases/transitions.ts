@@ -151,13 +151,15 @@ async function releaseHoldsAt(ctx: ChangeContext, orderUuid: string, codes: read
 }
 
 /**
- * Consumes the order's placed holds at these supplier locations. Not compensated (stock has no
- * undo for consuming, as for the order's own send): a change that then does not commit leaves
- * them consumed, which its retry finds done.
+ * Consumes the order's placed holds at these supplier locations (all: null), compensated by
+ * placing exactly those holds again if the change does not commit: the order as committed still
+ * holds them, and whatever it does next (a cancel releases placed holds, an amendment holds its
+ * lines anew) counts on that.
  */
-async function consumeHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[]): Promise<void> {
-  if (codes.length === 0) return;
-  await askStock(() => ctx.unit.stock.consumeHolds(orderUuid, codes));
+async function consumeHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[] | null): Promise<void> {
+  if (codes !== null && codes.length === 0) return;
+  const consumed = await askStock(() => ctx.unit.stock.consumeHolds(orderUuid, codes));
+  if (consumed.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.unconsumeHolds(orderUuid, consumed));
 }
 
 /**
@@ -248,18 +250,13 @@ async function changeShippingMethod(ctx: ChangeContext, order: Order, next: Orde
 }
 
 /**
- * Sends every draft fulfilment to its supplier: the holds are consumed, the fulfilments are
- * processing. Holds placed by an earlier change (a queued order's) stay consumed if this change
- * does not commit: the order as committed still sends them, and its retry takes nothing twice.
- * Holds this very change placed (a draft processed now) are placed again: the order as committed
- * has no fulfilments, so nothing would ever account for them consumed, and a retry would hold and
- * consume anew. The hold's own undo, registered before and so run after, then restores the holds
- * the order had.
+ * Sends every draft fulfilment to its supplier: the holds are consumed (placed again if the change
+ * does not commit; for a draft processed now, the hold's own undo, registered before and so run
+ * after, then restores the holds the order had), the fulfilments are processing.
  */
-async function sendFulfilments(ctx: ChangeContext, next: Order, opts: { heldByThisChange: boolean }): Promise<void> {
+async function sendFulfilments(ctx: ChangeContext, next: Order): Promise<void> {
   if (next.stockHeld) {
-    const consumed = await askStock(() => ctx.unit.stock.consumeHolds(next.uuid, null));
-    if (opts.heldByThisChange && consumed.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.unconsumeHolds(next.uuid, consumed));
+    await consumeHoldsAt(ctx, next.uuid, null);
     next.stockHeld = false;
   }
   moveFulfilments(ctx, next, (f) => (f.status === 'draft' ? 'processing' : null));
@@ -300,8 +297,7 @@ export async function applyMove(
       break;
     case 'send':
       await ensureFulfilments(ctx, order, next, opts.shippingMethodCode);
-      // Fulfilments built by this change are sent by it too: their holds are this change's own.
-      await sendFulfilments(ctx, next, { heldByThisChange: order.fulfilments.length === 0 });
+      await sendFulfilments(ctx, next);
       break;
     case 'cancel-open': {
       const cancelled = moveFulfilments(ctx, next, (f) => (FINISHED_FULFILMENT_STATUSES.includes(f.status) ? null : 'cancelled'));
