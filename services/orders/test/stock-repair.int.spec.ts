@@ -43,6 +43,18 @@ describe('stock repair of order changes that did not finish', () => {
       input: { teamCode: t.teamCode, orderUuid: o.uuid, lines: o.orderLines.map((l: any) => ({ lineNumber: l.lineNumber, productUuid: l.product.uuid, quantity: l.quantity })) },
     });
   const repairer = () => s.startOrders({ ORDERS_STOCK_REPAIR_INTERVAL_MS: '100', ORDERS_STOCK_REPAIR_AFTER_MS: '1000' });
+  /** Runs the stock repair until the order's row is gone. */
+  async function repairUntilDone(uuid: string): Promise<void> {
+    const w = await repairer();
+    try {
+      await eventually(async () => ((await journalRows(uuid)) === 0 ? true : undefined));
+    } finally {
+      await w.stop();
+    }
+  }
+  /** On hand of the team's every product and warehouse. */
+  const onHand = async () =>
+    (await s.pool.query<{ on_hand: number }>(`SELECT sum(on_hand)::int AS on_hand FROM stock.stock_level WHERE team_code = $1`, [t.teamCode])).rows[0]!.on_hand;
 
   it('changes that finish leave no journal row, committed or refused', async () => {
     const o = await draft();
@@ -168,24 +180,33 @@ describe('stock repair of order changes that did not finish', () => {
     }
   });
 
-  it('a draft processed now whose process ended after stock consumed its holds: the stock is back on hand, nothing stays consumed', async () => {
+  it('a draft processed now whose process ended after stock consumed its holds: the stock is back on hand, nothing stays consumed, nothing held', async () => {
     const o = await draft();
-    const onHand = async () =>
-      (await s.pool.query<{ on_hand: number }>(`SELECT sum(on_hand)::int AS on_hand FROM stock.stock_level WHERE team_code = $1`, [t.teamCode])).rows[0]!.on_hand;
     const before = await onHand();
     await holdAsConfirmWould(o);
     await s.call('stock', ordersService, `mutation ($uuid: ID!) { consumeHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
     await leftBehind(o.uuid);
     expect(await onHand()).toBe(before - 3);
-    const w = await repairer();
-    try {
-      await eventually(async () => ((await journalRows(o.uuid)) === 0 ? true : undefined));
-    } finally {
-      await w.stop();
-    }
+    await repairUntilDone(o.uuid);
     expect(await onHand()).toBe(before);
     const statuses = (await s.pool.query(`SELECT status FROM stock.stock_hold WHERE order_uuid = $1 ORDER BY id`, [o.uuid])).rows.map((r) => r.status);
-    expect(statuses).toEqual(['returned', 'returned']);
+    // Placed again (exactly those), then released: the draft holds nothing.
+    expect(statuses).toEqual(['released', 'released']);
+  });
+
+  it("stock a failed fulfilment left consumed before the interrupted change began is not given back by the repair", async () => {
+    const o = await draft();
+    // Consumed an hour ago (as a fulfilment that then failed): the order holds nothing now.
+    await holdAsConfirmWould(o);
+    await s.call('stock', ordersService, `mutation ($uuid: ID!) { consumeHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
+    await s.pool.query(`UPDATE stock.stock_hold SET consumed_at = now() - interval '1 hour' WHERE order_uuid = $1`, [o.uuid]);
+    const before = await onHand();
+    // A later change of the order was interrupted (its row began a minute ago).
+    await s.pool.query(`INSERT INTO orders.stock_step (order_uuid, started_at) VALUES ($1, now() - interval '1 minute')`, [o.uuid]);
+    await repairUntilDone(o.uuid);
+    expect(await onHand()).toBe(before);
+    const statuses = (await s.pool.query(`SELECT status FROM stock.stock_hold WHERE order_uuid = $1 ORDER BY id`, [o.uuid])).rows.map((r) => r.status);
+    expect(statuses).toEqual(['consumed', 'consumed']);
   });
 
   it('a cancellation lost after stock released the holds: the queued order holds the same holds again', async () => {

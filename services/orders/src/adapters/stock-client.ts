@@ -62,8 +62,9 @@ export interface OrderHold {
   lineNumber: number;
   quantity: number;
   status: 'PLACED' | 'RELEASED' | 'CONSUMED' | 'RETURNED';
-  location: { code: string; printOnDemand: boolean };
+  location: { code: string };
   releasedAt: string | null;
+  consumedAt: string | null;
   returnedAt: string | null;
 }
 
@@ -87,7 +88,7 @@ const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [Strin
 const UNCONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { unconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
 const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
 const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
-const ORDER_HOLDS = /* GraphQL */ `query ($orderUuid: ID!) { orderHolds(orderUuid: $orderUuid) { id lineNumber quantity status location { code printOnDemand } releasedAt returnedAt } }`;
+const ORDER_HOLDS = /* GraphQL */ `query ($orderUuid: ID!) { orderHolds(orderUuid: $orderUuid) { id lineNumber quantity status location { code } releasedAt consumedAt returnedAt } }`;
 
 interface GraphQLAnswer {
   data?: Record<string, any> | null;

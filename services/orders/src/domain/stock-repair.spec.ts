@@ -1,7 +1,10 @@
 import type { Fulfilment, Order } from './model';
-import { NOTHING_TO_REPAIR, stockRepairOf, type HoldView } from './stock-repair';
+import { NOTHING_TO_REPAIR, stockRepairOf as repairSince, type HoldView } from './stock-repair';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 26, 12, minute));
+/** When the interrupted change began (its journal row). */
+const SINCE = at(2);
+const stockRepairOf = (o: Parameters<typeof repairSince>[0], holds: readonly HoldView[]) => repairSince(o, holds, SINCE);
 let ids = 0;
 const hold = (lineNumber: number, locationCode: string, quantity: number, status: HoldView['status'], extra: Partial<HoldView> = {}): HoldView => ({
   id: String(++ids),
@@ -9,8 +12,9 @@ const hold = (lineNumber: number, locationCode: string, quantity: number, status
   quantity,
   status,
   locationCode,
-  printOnDemand: locationCode === 'print-on-demand',
   releasedAt: null,
+  // Consumed by the interrupted change (it began at SINCE) unless a test says otherwise.
+  consumedAt: status === 'CONSUMED' || status === 'RETURNED' ? at(5) : null,
   returnedAt: null,
   ...extra,
 });
@@ -77,17 +81,25 @@ describe('stockRepairOf', () => {
     expect(stockRepairOf(cancelled, [returned])).toEqual(NOTHING_TO_REPAIR);
   });
 
-  it('consumed stock where no fulfilment is a draft or was sent goes back on hand: a sending whose undo was lost, a lost cancellation\'s return, an order never created', () => {
+  it('holds the interrupted change consumed where no fulfilment is a draft or was sent are placed again first, then count as placed', () => {
     const consumed = [hold(1, 'leeds', 2, 'CONSUMED'), hold(2, 'berlin', 1, 'CONSUMED')];
-    // A draft processed now whose change ended after consuming: no fulfilments, nothing held.
-    expect(stockRepairOf(order(false), consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin', 'leeds'] });
-    expect(stockRepairOf(null, consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin', 'leeds'] });
-    // A reserved draft: its stock back on hand, and its lines held again.
-    expect(stockRepairOf(order(true), consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin', 'leeds'], holdAgain: true });
-    // A cancelled fulfilment's stock comes back; a sent one's stays consumed.
+    const ids = consumed.map((h) => h.id);
+    // A draft processed now whose change ended after consuming: placed again, then released (it holds nothing).
+    expect(stockRepairOf(order(false), consumed)).toEqual({ ...NOTHING_TO_REPAIR, unconsume: ids, releasePlaced: true });
+    expect(stockRepairOf(null, consumed)).toEqual({ ...NOTHING_TO_REPAIR, unconsume: ids, releasePlaced: true });
+    // A reserved draft: placed again, and they are its lines' holds: nothing more.
+    expect(stockRepairOf(order(true), consumed)).toEqual({ ...NOTHING_TO_REPAIR, unconsume: ids });
+    // A cancelled fulfilment's location: placed again and released; a sent one's stays consumed.
     const cancelledOne = order(false, [fulfilment('leeds', 'processing', [[1, 2]]), fulfilment('berlin', 'cancelled', [[2, 1]])]);
-    expect(stockRepairOf(cancelledOne, consumed)).toEqual({ ...NOTHING_TO_REPAIR, giveBack: ['berlin'] });
-    // Print on demand took nothing: nothing to give back.
-    expect(stockRepairOf(order(false), [hold(1, 'print-on-demand', 2, 'CONSUMED')])).toEqual(NOTHING_TO_REPAIR);
+    expect(stockRepairOf(cancelledOne, consumed)).toEqual({ ...NOTHING_TO_REPAIR, unconsume: [consumed[1]!.id], releasePlaced: true });
+  });
+
+  it('stock consumed before the interrupted change began is not its doing: a failed fulfilment\'s stays consumed, and never counts for a new draft there', () => {
+    // The order went back to holding after a fulfilment at leeds failed (its stock stays consumed).
+    const failedEarlier = hold(1, 'leeds', 2, 'CONSUMED', { consumedAt: at(1) });
+    expect(stockRepairOf(order(false), [failedEarlier])).toEqual(NOTHING_TO_REPAIR);
+    // Queued again, a new draft at leeds holds its own placed holds: the old consumed one is not counted.
+    const requeued = order(true, [fulfilment('leeds', 'draft', [[1, 2]])]);
+    expect(stockRepairOf(requeued, [failedEarlier, hold(1, 'leeds', 2, 'PLACED')])).toEqual(NOTHING_TO_REPAIR);
   });
 });

@@ -7,20 +7,19 @@ export interface HoldView {
   quantity: number;
   status: 'PLACED' | 'RELEASED' | 'CONSUMED' | 'RETURNED';
   locationCode: string;
-  /** Print on demand: nothing was taken off hand, so consuming it moved no stock. */
-  printOnDemand: boolean;
   releasedAt: Date | null;
+  consumedAt: Date | null;
   returnedAt: Date | null;
 }
 
 /** What the stock service must do so that the order's holds match the order as committed. */
 export interface StockRepair {
   /**
-   * Supplier locations whose consumed stock goes back on hand (returnHolds), first: no fulfilment
-   * of the order there is a draft or was sent (a sending undone that did not get its undo, a
-   * cancellation whose return was lost, an order never created).
+   * Holds the interrupted change consumed where no fulfilment of the order is a draft or was sent
+   * (a draft processed now whose process ended before its undo): placed again first
+   * (unconsumeHolds, exactly those), then treated as the placed holds they are by the rest.
    */
-  giveBack: string[];
+  unconsume: string[];
   /** Release every placed hold of the order (first, when holds are also reinstated or held again). */
   releasePlaced: boolean;
   /** Released holds to place again: exactly what the order's draft fulfilments hold. */
@@ -31,7 +30,7 @@ export interface StockRepair {
   holdAgain: boolean;
 }
 
-export const NOTHING_TO_REPAIR: StockRepair = { giveBack: [], releasePlaced: false, reinstate: [], reconsume: [], holdAgain: false };
+export const NOTHING_TO_REPAIR: StockRepair = { unconsume: [], releasePlaced: false, reinstate: [], reconsume: [], holdAgain: false };
 
 /** Fulfilment statuses whose goods left on hand (their holds consumed): sent and not cancelled. */
 const SENT: readonly Fulfilment['status'][] = ['processing', 'back-order', 'invalid', 'dispatched', 'returned', 'failed'];
@@ -49,17 +48,24 @@ const SENT: readonly Fulfilment['status'][] = ['processing', 'back-order', 'inva
  *   again, the latest first, or the lines are held anew;
  * - at a location whose fulfilment was sent and not cancelled nothing is returned unless
  *   something stays consumed: the latest returned holds there are consumed again;
- * - anywhere else (no fulfilment there, or a cancelled one) nothing stays consumed: what the
- *   warehouse holds there goes back on hand.
+ * - anywhere else (no fulfilment there, or a cancelled one) what the interrupted change consumed
+ *   is placed again first, and counts as placed for the rules above.
+ * "Consumed by the interrupted change" is consumed since `since` (its journal row's start, written
+ * before its first stock call): stock consumed earlier is another story, e.g. a failed
+ * fulfilment's, which stays consumed when its order goes back to holding (stockStepOf).
  */
 export function stockRepairOf(
   order: Pick<Order, 'stockHeld' | 'lines' | 'fulfilments'> | null,
-  holds: readonly HoldView[],
+  asStored: readonly HoldView[],
+  since: Date,
 ): StockRepair {
+  const consumedSince = (h: HoldView) => h.status === 'CONSUMED' && h.consumedAt !== null && h.consumedAt.getTime() >= since.getTime();
+  const unconsume = consumedWithoutFulfilment(order, asStored.filter(consumedSince));
+  // The rest of the rule sees them as they will be: placed.
+  const holds = asStored.map((h) => (unconsume.includes(h.id) ? { ...h, status: 'PLACED' as const, consumedAt: null } : h));
   const placed = holds.filter((h) => h.status === 'PLACED');
-  const giveBack = givenBack(order, holds);
-  if (order === null || !order.stockHeld) return { ...NOTHING_TO_REPAIR, giveBack, releasePlaced: placed.length > 0, reconsume: order ? reconsumed(order, holds) : [] };
-  const repair: StockRepair = { ...NOTHING_TO_REPAIR, giveBack, reconsume: reconsumed(order, holds) };
+  if (order === null || !order.stockHeld) return { ...NOTHING_TO_REPAIR, unconsume, releasePlaced: placed.length > 0, reconsume: order ? reconsumed(order, holds) : [] };
+  const repair: StockRepair = { ...NOTHING_TO_REPAIR, unconsume, reconsume: reconsumed(order, holds) };
   const drafts = order.fulfilments.filter((f) => f.status === 'draft');
   if (order.fulfilments.length === 0) {
     const wanted = totals(order.lines.filter((l) => l.productUuid !== null).map((l) => [String(l.lineNumber), l.quantity]));
@@ -69,7 +75,7 @@ export function stockRepairOf(
   }
   const draftLocations = new Set(drafts.map((f) => f.supplierLocation.code));
   const wanted = totals(drafts.flatMap((f) => f.lines.map((l) => [key(l.lineNumber, f.supplierLocation.code), l.quantity] as [string, number])));
-  const counted = holds.filter((h) => h.status === 'PLACED' || (h.status === 'CONSUMED' && draftLocations.has(h.locationCode)));
+  const counted = holds.filter((h) => h.status === 'PLACED' || (consumedSince(h) && draftLocations.has(h.locationCode)));
   if (sameTotals(wanted, totals(counted.map((h) => [key(h.lineNumber, h.locationCode), h.quantity])))) return repair;
   repair.releasePlaced = placed.length > 0;
   const fitting = latestFitting(wanted, holds.filter((h) => h.status === 'RELEASED'));
@@ -78,10 +84,10 @@ export function stockRepairOf(
   return repair;
 }
 
-/** Locations with consumed warehouse holds where no fulfilment of the order is a draft or was sent. */
-function givenBack(order: Pick<Order, 'fulfilments'> | null, holds: readonly HoldView[]): string[] {
+/** The ids of these consumed holds at locations where no fulfilment of the order is a draft or was sent. */
+function consumedWithoutFulfilment(order: Pick<Order, 'fulfilments'> | null, consumed: readonly HoldView[]): string[] {
   const keeping = new Set((order?.fulfilments ?? []).filter((f) => f.status === 'draft' || SENT.includes(f.status)).map((f) => f.supplierLocation.code));
-  return [...new Set(holds.filter((h) => h.status === 'CONSUMED' && !h.printOnDemand && !keeping.has(h.locationCode)).map((h) => h.locationCode))].sort();
+  return consumed.filter((h) => !keeping.has(h.locationCode)).map((h) => h.id);
 }
 
 /** Returned holds at locations whose fulfilment was sent, not cancelled, and has nothing consumed. */

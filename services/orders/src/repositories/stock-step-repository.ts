@@ -74,12 +74,18 @@ export async function lockOwnStockSteps(db: Sql, orderUuids: readonly string[], 
   return rows[0]!.n;
 }
 
-/** Rows older than `olderThanMs`, oldest first: changes that should have ended long ago. */
-export async function leftoverStockSteps(db: Sql, olderThanMs: number, limit: number): Promise<string[]> {
-  const { rows } = await db.query<{ order_uuid: string }>(
-    `SELECT order_uuid::text AS order_uuid FROM orders.stock_step
+/** Rows older than `olderThanMs`, oldest first: changes that should have ended long ago, and when each began. */
+export async function leftoverStockSteps(db: Sql, olderThanMs: number, limit: number): Promise<{ orderUuid: string; startedAt: Date }[]> {
+  const { rows } = await db.query<{ order_uuid: string; started_at: Date }>(
+    `SELECT order_uuid::text AS order_uuid, started_at FROM orders.stock_step
       WHERE started_at < now() - make_interval(secs => $1::double precision / 1000) ORDER BY started_at LIMIT $2`,
     [olderThanMs, limit],
   );
-  return rows.map((r) => r.order_uuid);
+  return rows.map((r) => ({ orderUuid: r.order_uuid, startedAt: r.started_at }));
+}
+
+/** When the change that left the order's row began; null when there is no row (any more). */
+export async function stockStepStartedAt(db: Sql, orderUuid: string): Promise<Date | null> {
+  const { rows } = await db.query<{ started_at: Date }>(`SELECT started_at FROM orders.stock_step WHERE order_uuid = $1::uuid`, [orderUuid]);
+  return rows[0]?.started_at ?? null;
 }

@@ -10,7 +10,7 @@ import { ORDERS_SCHEMA } from '../db';
 import type { PrismaClient } from '../generated/prisma/client';
 import { loadOrder, type Sql, type Tx } from '../repositories/order-repository';
 import { repairOrderStock } from './order-stock-repair';
-import { clearOwnStockStepWithCommit, clearOwnStockSteps, clearStockSteps, lockOwnStockSteps, recordStockStep } from '../repositories/stock-step-repository';
+import { clearOwnStockStepWithCommit, clearOwnStockSteps, clearStockSteps, lockOwnStockSteps, recordStockStep, stockStepStartedAt } from '../repositories/stock-step-repository';
 
 /** What every use case needs. */
 export interface OrdersDeps {
@@ -191,7 +191,8 @@ function journaledStock(
         // (this change holds the order's lock; the order as committed is read on another
         // connection), or this change would build on it (a countdown sending an order whose
         // cancellation was lost would consume nothing, and the stock would be sold twice).
-        const repaired = await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid));
+        const since = await stockStepStartedAt(journalPool, uuid);
+        const repaired = since ? await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid), since) : 'fine';
         // Its stock is gone: the order must move first, which the stock repair does (the row stays).
         if (repaired === 'stock-lost') throw stockUnavailable("The order's stock is being put right after an interrupted change; try again in a few minutes.");
         await clearStockSteps(journalPool, [uuid]);

@@ -20,20 +20,27 @@ export type OrderStockRepair = 'fine' | 'repaired' | 'stock-lost';
  * again once their stock was sold meanwhile, and a hold anew may be short: then every hold placed
  * for the order is released and the answer is `stock-lost`.
  */
-export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'error' | 'warn'>, orderUuid: string, order: Order | null): Promise<OrderStockRepair> {
+export async function repairOrderStock(
+  stock: StockApi,
+  logger: Pick<Logger, 'error' | 'warn'>,
+  orderUuid: string,
+  order: Order | null,
+  /** When the interrupted change began (its journal row's started_at): stock consumed since is its doing. */
+  since: Date,
+): Promise<OrderStockRepair> {
   const holds: HoldView[] = (await stock.orderHolds(orderUuid)).map((h) => ({
     id: h.id,
     lineNumber: h.lineNumber,
     quantity: h.quantity,
     status: h.status,
     locationCode: h.location.code,
-    printOnDemand: h.location.printOnDemand,
     releasedAt: h.releasedAt ? new Date(h.releasedAt) : null,
+    consumedAt: h.consumedAt ? new Date(h.consumedAt) : null,
     returnedAt: h.returnedAt ? new Date(h.returnedAt) : null,
   }));
-  const repair = stockRepairOf(order, holds);
+  const repair = stockRepairOf(order, holds, since);
   if (!needsWork(repair)) return 'fine';
-  if (repair.giveBack.length > 0) await stock.returnHolds(orderUuid, repair.giveBack);
+  if (repair.unconsume.length > 0) await stock.unconsumeHolds(orderUuid, repair.unconsume);
   if (repair.releasePlaced) await stock.releaseHolds(orderUuid);
   if (repair.reconsume.length > 0) await stock.reconsumeHolds(orderUuid, repair.reconsume);
   let lost = false;
@@ -58,5 +65,5 @@ export async function repairOrderStock(stock: StockApi, logger: Pick<Logger, 'er
 }
 
 function needsWork(r: StockRepair): boolean {
-  return r.giveBack.length > 0 || r.releasePlaced || r.reinstate.length > 0 || r.reconsume.length > 0 || r.holdAgain;
+  return r.unconsume.length > 0 || r.releasePlaced || r.reinstate.length > 0 || r.reconsume.length > 0 || r.holdAgain;
 }

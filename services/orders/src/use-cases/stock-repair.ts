@@ -29,13 +29,13 @@ export interface StockRepairOutcome {
  */
 export async function repairLeftoverStockSteps(deps: OrdersDeps, opts: { olderThanMs: number; limit: number }): Promise<StockRepairOutcome> {
   const outcome: StockRepairOutcome = { examined: 0, repaired: 0, busy: 0, stockLost: 0 };
-  for (const orderUuid of await leftoverStockSteps(deps.pool, opts.olderThanMs, opts.limit)) {
+  for (const { orderUuid, startedAt } of await leftoverStockSteps(deps.pool, opts.olderThanMs, opts.limit)) {
     outcome.examined++;
     try {
       const result = await inTransaction(deps, async (tx, unit) => {
         const order = await lockAndLoadOrder(tx, orderUuid, { nowait: true });
         if (order === 'locked') return 'busy' as const;
-        const repaired = await repairOrderStock(deps.stock, deps.logger, orderUuid, order);
+        const repaired = await repairOrderStock(deps.stock, deps.logger, orderUuid, order, startedAt);
         if (repaired === 'stock-lost' && order) await moveOrderWithoutItsStock(deps, tx, unit, order);
         clearStockStepWithCommit(tx, orderUuid);
         return repaired;
