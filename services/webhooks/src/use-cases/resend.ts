@@ -75,16 +75,23 @@ export async function resendWebhook(
   const ref = targetChannel(identity, input.channelId);
   // Asked of the orders service, not of the read model, which lags it: an order created a moment
   // ago is the channel's to resend, and its current state is what the webhook describes.
-  const found = UUID.test(input.orderUuid) ? await deps.orders.find(input.orderUuid.toLowerCase()) : null;
-  const order = found && found.origin === 'api' && found.channelId === ref.channelId ? found : null;
-  // Every field at fault is named at once (section 7).
+  const visible = async () => {
+    const found = UUID.test(input.orderUuid) ? await deps.orders.find(input.orderUuid.toLowerCase()) : null;
+    return found && found.origin === 'api' && found.channelId === ref.channelId ? found : null;
+  };
   if (!isResendableType(input.notificationType)) {
+    // Every field at fault is named at once (section 7); the type alone if the order cannot be looked up now.
+    const orderFound = await visible().then(
+      (o) => o !== null,
+      () => true,
+    );
     throw Problem.validation([
-      ...(order ? [] : [ORDER_NOT_FOUND]),
+      ...(orderFound ? [] : [ORDER_NOT_FOUND]),
       { property: 'notificationType', message: `Must be one of ${RESENDABLE_TYPES.join(', ')}.` },
     ]);
   }
   const type = input.notificationType;
+  const order = await visible();
   if (!order) throw orderNotFound();
 
   return inTransaction(deps.pool, async (tx) => {
