@@ -175,7 +175,8 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const longest: Record<string, string[]> = {
         webhooks: ['WEBHOOK_DNS_TIMEOUT_MS', 'WEBHOOK_TIMEOUT_MS'],
         gateway: ['GATEWAY_SUBGRAPH_TIMEOUT_MS'],
-        orders: ['STOCK_TIMEOUT_MS'],
+        // A change may wait for two stock calls in turn (process now: hold, then consume).
+        orders: ['STOCK_TIMEOUT_MS', 'STOCK_TIMEOUT_MS'],
         'rest-edge': ['UPSTREAM_TIMEOUT_MS'],
       };
       const work = (longest[svc] ?? []).reduce((n, k) => n + seconds(effectiveValue(env, CONFIG_SHAPES[svc]!, k)), 0);
@@ -292,9 +293,11 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const perReplica = Object.keys(shape)
         .filter((k) => k.endsWith('_POOL_MAX'))
         .reduce((n, k) => n + Number(effectiveValue(env, shape, k)), PLATFORM_CONNECTIONS + (FIXED_POOLS[svc] ?? 0));
-      // A rolling update runs maxSurge pods beside the HPA's maximum.
-      const surge = Number(deployment(svc).spec.strategy?.rollingUpdate?.maxSurge ?? 0);
-      const pods = named(objects, 'HorizontalPodAutoscaler', svc).spec.maxReplicas + surge;
+      // A rolling update runs maxSurge pods beside the HPA's maximum (Kubernetes' default: 25 %, rounded up).
+      const max = named(objects, 'HorizontalPodAutoscaler', svc).spec.maxReplicas;
+      const surgeSetting = String(deployment(svc).spec.strategy?.rollingUpdate?.maxSurge ?? '25%');
+      const surge = surgeSetting.endsWith('%') ? Math.ceil((max * Number(surgeSetting.slice(0, -1))) / 100) : Number(surgeSetting);
+      const pods = max + surge;
       if (!(role.connectionLimit > 0 && pods * perReplica <= role.connectionLimit)) problems.push(`${svc}: ${pods} pods x ${perReplica} connections > connectionLimit ${role.connectionLimit}`);
     }
     const total = roles.reduce((n, r) => n + r.connectionLimit, 0);
