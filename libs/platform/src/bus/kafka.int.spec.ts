@@ -1,4 +1,4 @@
-import { Kafka, logLevel, Partitioners, type KafkaMessage } from 'kafkajs';
+import { Kafka, KafkaJSNonRetriableError, logLevel, Partitioners, type KafkaMessage } from 'kafkajs';
 import { TeamUpdated } from '../events/accounts';
 import type { EventEnvelope } from '../events/envelope';
 import { createLogger } from '../logging';
@@ -133,6 +133,32 @@ describe('KafkaEventBus (real broker)', () => {
     await admin.disconnect();
     expect(groups).toEqual(expect.arrayContaining([`${prefix}group-a`, `${prefix}group-b`]));
   });
+
+  it('a consumer kafkajs stops for good (an error it does not retry, as "Failed to find group coordinator" after a broker restart) subscribes again and reads on, losing nothing', async () => {
+    const bus = newBus();
+    const got: number[] = [];
+    await bus.subscribe({ groupId: 'crashing', topics: [TOPIC], handler: async (e) => void got.push(seqOf(e)) });
+    await bus.publish([teamEvent('crash', 1)]);
+    await eventually(() => (got.length === 1 ? true : undefined));
+    // The next delivery fails with an error kafkajs does not retry: its consumer crashes without
+    // restarting (the error is ours here; after a broker restart it is the coordinator lookup's).
+    const internals = bus as unknown as { deliver: (...args: unknown[]) => Promise<void> };
+    const deliver = internals.deliver;
+    let crashes = 0;
+    internals.deliver = async function (this: unknown, ...args: unknown[]) {
+      if (crashes === 0) {
+        crashes++;
+        throw new KafkaJSNonRetriableError('test: an error kafkajs does not retry');
+      }
+      return deliver.apply(this, args);
+    };
+    await bus.publish([teamEvent('crash', 2), teamEvent('crash', 3)]);
+    // Subscribed again: the uncommitted event is read again, and those after it.
+    await eventually(() => (got.length === 3 ? true : undefined), 60_000, 100);
+    expect({ got, crashes }).toEqual({ got: [1, 2, 3], crashes: 1 });
+    await bus.publish([teamEvent('crash', 4)]);
+    await eventually(() => (got.length === 4 ? true : undefined), 30_000, 100);
+  }, 90_000);
 
   it('an ephemeral group is deleted when its subscription stops, on close too; other groups stay', async () => {
     const bus = newBus();

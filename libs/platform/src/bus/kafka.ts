@@ -75,9 +75,11 @@ interface ActiveSubscription {
   stopping: boolean;
   /** The group's name on the broker when it is deleted on stop (SubscribeOptions.ephemeral). */
   ephemeralGroup?: string;
-  /** Cuts a handler's retry backoff short when the subscription stops. */
+  /** Cuts a handler's retry backoff (or a wait before subscribing again) short when the subscription stops. */
   wake?: () => void;
   stopped?: Promise<void>;
+  /** Subscribing again after the consumer crashed for good (resubscribeAfterCrash). */
+  recovering?: Promise<void>;
 }
 
 /** Thrown out of `eachMessage` to leave the offset uncommitted while stopping; kafkajs does not log it. */
@@ -232,8 +234,21 @@ export class KafkaEventBus implements EventBus {
     assertOneHandler(options);
     const topics = options.topics.map((t) => this.topicName(t));
     await this.ensurePhysicalTopics(topics);
+    const log = this.logger.child({ group: options.groupId });
+    const sub: ActiveSubscription = { consumer: this.newConsumer(options), stopping: false, ...(options.ephemeral ? { ephemeralGroup: this.groupName(options.groupId) } : {}) };
+    this.subscriptions.add(sub);
+    try {
+      await this.joinGroup(sub, options, topics, log);
+    } catch (err) {
+      this.subscriptions.delete(sub);
+      throw err;
+    }
+    return { stop: () => this.stopSubscription(sub) };
+  }
+
+  private newConsumer(options: SubscribeOptions): Consumer {
     const s = this.consumerSettings;
-    const consumer = this.kafka.consumer({
+    return this.kafka.consumer({
       groupId: this.groupName(options.groupId),
       sessionTimeout: s.sessionTimeout,
       rebalanceTimeout: s.rebalanceTimeout,
@@ -241,9 +256,16 @@ export class KafkaEventBus implements EventBus {
       maxWaitTimeInMs: s.maxWaitTimeInMs,
       allowAutoTopicCreation: false,
     });
-    const sub: ActiveSubscription = { consumer, stopping: false, ...(options.ephemeral ? { ephemeralGroup: this.groupName(options.groupId) } : {}) };
-    const log = this.logger.child({ group: options.groupId });
-    this.subscriptions.add(sub);
+  }
+
+  /**
+   * Connects `sub.consumer`, joins its group and runs it; resolves once joined. Then watches it:
+   * kafkajs restarts a consumer after retriable errors only, and gives up on others for good (a
+   * broker restart answers "Failed to find group coordinator", which it does not retry): the
+   * consumer stops while the process goes on, its events unread. Such a crash subscribes again.
+   */
+  private async joinGroup(sub: ActiveSubscription, options: SubscribeOptions, topics: string[], log: Logger): Promise<void> {
+    const consumer = sub.consumer;
     try {
       await consumer.connect();
       await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
@@ -284,19 +306,56 @@ export class KafkaEventBus implements EventBus {
       );
       await joined;
     } catch (err) {
-      this.subscriptions.delete(sub);
       await consumer.disconnect().catch(() => undefined);
       throw err;
     }
-    return { stop: () => this.stopSubscription(sub) };
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      if (payload.restart || sub.stopping || sub.consumer !== consumer) return;
+      log.error({ err: payload.error }, 'consumer stopped by an error kafkajs does not retry; subscribing again');
+      // After any recovery still finishing (this consumer may be the one it just made).
+      const next = (sub.recovering ?? Promise.resolve())
+        .then(() => this.resubscribeAfterCrash(sub, options, topics, log))
+        .catch((err: unknown) => log.error({ err }, 'subscribing again after the consumer crashed failed'));
+      sub.recovering = next;
+      void next.finally(() => {
+        if (sub.recovering === next) sub.recovering = undefined;
+      });
+    });
+  }
+
+  /** A new consumer in the same group, tried with growing waits until it joins or the subscription stops. */
+  private async resubscribeAfterCrash(sub: ActiveSubscription, options: SubscribeOptions, topics: string[], log: Logger): Promise<void> {
+    await sub.consumer.disconnect().catch(() => undefined);
+    for (let attempt = 1, delay = 1000; !sub.stopping; attempt++, delay = Math.min(delay * 2, 30_000)) {
+      sub.consumer = this.newConsumer(options);
+      try {
+        await this.joinGroup(sub, options, topics, log);
+        if (sub.stopping) await sub.consumer.disconnect().catch(() => undefined);
+        else log.info({ attempt }, 'subscribed again after the consumer crashed');
+        return;
+      } catch (err) {
+        if (sub.stopping) return;
+        log.warn({ err, attempt, retryInMs: delay }, 'could not subscribe again after the consumer crashed; trying again');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          sub.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        sub.wake = undefined;
+      }
+    }
   }
 
   private stopSubscription(sub: ActiveSubscription): Promise<void> {
     if (!sub.stopped) {
       sub.stopping = true;
       sub.wake?.();
-      sub.stopped = sub.consumer
-        .disconnect()
+      // A subscription being made again is given a moment to end (it stops what it made when it does).
+      const recovering = sub.recovering ? Promise.race([sub.recovering, new Promise((resolve) => setTimeout(resolve, 2000).unref())]) : Promise.resolve();
+      sub.stopped = recovering
+        .then(() => sub.consumer.disconnect())
         .then(() => this.deleteEphemeralGroup(sub))
         .finally(() => this.subscriptions.delete(sub));
     }
