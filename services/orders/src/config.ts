@@ -15,6 +15,8 @@ export const ordersConfigShape = {
   ORDERS_TIMER_LEASE_MS: env.int(60_000, 100, 3_600_000),
   /** Timers claimed per poll. */
   ORDERS_TIMER_BATCH: env.int(20, 1, 1000),
+  /** Claimed timers fired at once, each its own order's change (they share ORDERS_DB_POOL_MAX with the API). */
+  ORDERS_TIMER_CONCURRENCY: env.int(4, 1, 32),
   /** Failed attempts to send an order before it could not be sent (`holding`, confirmedAt kept); the stock service or the database out of reach is waited out instead. */
   ORDERS_TIMER_MAX_ATTEMPTS: env.int(8, 1, 1000),
   /** The stock subgraph, called directly for holds (with a service identity this service signs). */

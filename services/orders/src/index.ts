@@ -52,6 +52,7 @@ export const ordersService: ServiceDefinition = {
       pollMs: cfg.ORDERS_TIMER_POLL_MS,
       leaseMs: cfg.ORDERS_TIMER_LEASE_MS,
       batch: cfg.ORDERS_TIMER_BATCH,
+      concurrency: cfg.ORDERS_TIMER_CONCURRENCY,
       maxAttempts: cfg.ORDERS_TIMER_MAX_ATTEMPTS,
       logger: deps.logger.child({ component: 'order-timers' }),
     });

@@ -6,11 +6,14 @@ import { StockUnavailableError } from '../adapters/stock-client';
 import { claimDueTimers, releaseAfterFailure } from '../repositories/timer-repository';
 import type { OrdersDeps } from '../use-cases/deps';
 import { fireTimer } from '../use-cases/fire-timer';
+import { eachConcurrently } from './each-concurrently';
 
 export interface TimerWorkerOptions {
   pollMs: number;
   leaseMs: number;
   batch: number;
+  /** Claimed timers fired at once: one at a time, a replica sent fewer orders a second than a busy shop confirms. */
+  concurrency: number;
   /** Failed attempts before the order could not be sent (`holding`); failures that pass (isTransientFailure) never end it. */
   maxAttempts: number;
   logger: Logger;
@@ -47,10 +50,10 @@ export class TimerWorker {
     await this.loop;
   }
 
-  /** Claims and fires one batch; returns how many timers it claimed. */
+  /** Claims and fires one batch (`concurrency` at a time); returns how many timers it claimed. */
   async runOnce(): Promise<number> {
     const timers = await claimDueTimers(this.deps.pool, this.id, this.opts.leaseMs, this.opts.batch);
-    for (const timer of timers) {
+    await eachConcurrently(timers, this.opts.concurrency, async (timer) => {
       try {
         const outcome = await fireTimer(this.deps, timer, this.id);
         this.opts.logger.debug({ orderUuid: timer.orderUuid, kind: timer.kind, outcome }, 'order timer fired');
@@ -67,7 +70,7 @@ export class TimerWorker {
           this.opts.logger.error({ err: inner, orderUuid: timer.orderUuid }, 'could not record the failed order timer; its lease will expire');
         }
       }
-    }
+    });
     return timers.length;
   }
 
