@@ -1,4 +1,4 @@
-import { consumption, giveBack, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, restoration, restorationDeltas, returnableHolds, takeAgain, unconsumption } from './hold-stock-moves';
+import { consumption, giveBack, holdMoveTimes, holdsAt, levelKey, reinstatableHolds, reinstatement, reinstatementShortages, release, restoration, restorationDeltas, returnableHolds, takeAgain, unconsumption } from './hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type StockHold } from './model';
 
 const P = '00000000-0000-4000-8000-000000000001';
@@ -279,5 +279,13 @@ describe('returning consumed holds', () => {
       [3, 0],
       [1, 0],
     ]);
+  });
+
+  it('each move sets the times it means: consumed when the stock left, returned when it came back, cleared when undone', () => {
+    const at = new Date('2026-11-27T08:00:00Z');
+    expect(holdMoveTimes({ from: 'placed', to: 'consumed' }, at)).toEqual({ consumedAt: at });
+    expect(holdMoveTimes({ from: 'consumed', to: 'returned' }, at)).toEqual({ returnedAt: at });
+    expect(holdMoveTimes({ from: 'returned', to: 'consumed' }, at)).toEqual({ consumedAt: at, returnedAt: null });
+    expect(holdMoveTimes({ from: 'consumed', to: 'placed' }, at)).toEqual({ consumedAt: null });
   });
 });

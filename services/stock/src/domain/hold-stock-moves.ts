@@ -144,6 +144,22 @@ export function giveBack(holds: readonly StockHold[], onHand: ReadonlyMap<string
   return plan(holds, onHand, (h) => ({ held: 0, onHand: h.taken, taken: h.taken }));
 }
 
+/** The moves of holds that change on-hand stock. */
+export type HoldMove =
+  | { from: 'placed'; to: 'consumed' }
+  | { from: 'consumed'; to: 'returned' | 'placed' }
+  | { from: 'returned'; to: 'consumed' };
+
+/**
+ * The times a move sets on its holds: `consumedAt` when the stock left, `returnedAt` when it came
+ * back; null clears one (a move undone); a time left out stays as it was.
+ */
+export function holdMoveTimes(move: HoldMove, at: Date): { consumedAt?: Date | null; returnedAt?: Date | null } {
+  if (move.to === 'placed') return { consumedAt: null };
+  if (move.to === 'returned') return { returnedAt: at };
+  return move.from === 'returned' ? { consumedAt: at, returnedAt: null } : { consumedAt: at };
+}
+
 /**
  * Undoing a consumption (the change that sent the holds did not commit): each hold is placed again,
  * `held` up by its quantity and on hand up by what it took, so the free stock is what it was.

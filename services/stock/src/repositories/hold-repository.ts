@@ -1,5 +1,6 @@
 import type { HoldStatus, StockHold } from '../domain/model';
 import { printOnDemandLocation, warehouseLocation } from '../domain/model';
+import { holdMoveTimes, type HoldMove } from '../domain/hold-stock-moves';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { outboxChannel } from '@pf/platform/outbox/sql';
 import { outboxInsertSql, outboxValues } from '@pf/platform/outbox/outbox';
@@ -162,16 +163,11 @@ export async function reinstateReleasedHolds(sql: Sql, ids: readonly string[]): 
   if (updated !== ids.length) throw new Error(`reinstateReleasedHolds: ${updated} of ${ids.length} holds were released`);
 }
 
-/** The moves of holds that change on-hand stock (moveHolds). */
-export type HoldMove =
-  | { from: 'placed'; to: 'consumed' }
-  | { from: 'consumed'; to: 'returned' | 'placed' }
-  | { from: 'returned'; to: 'consumed' };
-
 /**
  * Moves holds of a locked order from one status to another with what each took off hand:
  * placed -> consumed (sent), consumed -> returned (back on hand), returned -> consumed (a return
- * undone), consumed -> placed (a sending undone). Every hold must be in `from`.
+ * undone), consumed -> placed (a sending undone), with the times holdMoveTimes says. Every hold
+ * must be in `from`.
  */
 export async function moveHolds(
   sql: Sql,
@@ -180,21 +176,20 @@ export async function moveHolds(
   at: Date,
 ): Promise<void> {
   if (holds.length === 0) return;
-  // consumed_at is when the stock left; returned_at when it came back (cleared when undone).
-  const times =
-    move.to === 'placed'
-      ? 'consumed_at = NULL'
-      : move.to === 'returned'
-        ? 'returned_at = $5'
-        : move.from === 'returned'
-          ? 'consumed_at = $5, returned_at = NULL'
-          : 'consumed_at = $5';
+  const values: unknown[] = [holds.map((h) => h.id), holds.map((h) => h.taken), move.to, move.from];
+  const times = holdMoveTimes(move, at);
+  const sets = (
+    [
+      ['consumed_at', times.consumedAt],
+      ['returned_at', times.returnedAt],
+    ] as const
+  ).flatMap(([column, value]) => (value === undefined ? [] : value === null ? [`${column} = NULL`] : [`${column} = $${values.push(value)}`]));
   const updated = await changed(
     sql,
-    `UPDATE stock.stock_hold h SET status = $3, taken = d.taken, ${times}
+    `UPDATE stock.stock_hold h SET status = $3, taken = d.taken, ${sets.join(', ')}
        FROM unnest($1::bigint[], $2::int[]) AS d(id, taken)
       WHERE h.id = d.id AND h.status = $4`,
-    [holds.map((h) => h.id), holds.map((h) => h.taken), move.to, move.from, ...(move.to === 'placed' ? [] : [at])],
+    values,
   );
   if (updated !== holds.length) throw new Error(`moveHolds: ${updated} of ${holds.length} holds were ${move.from}`);
 }

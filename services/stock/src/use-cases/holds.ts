@@ -6,6 +6,7 @@ import {
   byProductThenWarehouse,
   consumption,
   giveBack,
+  holdMoveTimes,
   holdsAt,
   levelKey,
   reinstatableHolds,
@@ -17,13 +18,14 @@ import {
   returnableHolds,
   takeAgain,
   unconsumption,
+  type HoldMove,
   type LevelDelta,
   type StockMovePlan,
 } from '../domain/hold-stock-moves';
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
 import { holdLinesViolations, isHoldId, uuidViolations, type HoldLineInput } from '../domain/validation';
-import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, type HoldMove, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
+import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
 import { lockProductsRead } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsRead } from '../repositories/stock-repository';
 import { actorOf, changeTimeRead, changeWithEvents, stockLevelEvents, type StockDeps, type Tx } from './deps';
@@ -459,15 +461,8 @@ async function moveOrderHolds(
     await moveHolds(tx, moved, how.move, at);
     await applyHoldDeltas(tx, plan.deltas);
     const after = snapshots(products, levels, new Map(plan.deltas.map((d) => [levelKey(d.productUuid, d.warehouseId), d])));
-    const result = moved.map((h) =>
-      how.move.to === 'placed'
-        ? { ...h, consumedAt: null }
-        : how.move.to === 'returned'
-          ? { ...h, returnedAt: at }
-          : how.move.from === 'returned'
-            ? { ...h, consumedAt: at, returnedAt: null }
-            : { ...h, consumedAt: at },
-    );
+    const times = holdMoveTimes(how.move, at);
+    const result = moved.map((h) => ({ ...h, ...times }));
     return { result, events: stockLevelEvents(before, after, at) };
   });
 }
