@@ -18,6 +18,7 @@ import { encodeEvent, decodeEvent } from '../events/registry';
 import type { EventEnvelope } from '../events/envelope';
 import type { Logger } from '../logging';
 import { fixKafkajsIdleLoop } from './kafkajs-request-queue';
+import { attemptWithGrowingWaits, growingWait, wakeableDelay } from './growing-waits';
 import { assertOneHandler, type EventBus, type EventMeta, type OutgoingEvent, type SubscribeOptions, type Subscription } from './bus';
 
 /** Partitions and replication of the topics the bus creates. Omitted: the broker's defaults. */
@@ -326,26 +327,22 @@ export class KafkaEventBus implements EventBus {
   /** A new consumer in the same group, tried with growing waits until it joins or the subscription stops. */
   private async resubscribeAfterCrash(sub: ActiveSubscription, options: SubscribeOptions, topics: string[], log: Logger): Promise<void> {
     await sub.consumer.disconnect().catch(() => undefined);
-    for (let attempt = 1, delay = 1000; !sub.stopping; attempt++, delay = Math.min(delay * 2, 30_000)) {
-      sub.consumer = this.newConsumer(options);
-      try {
+    const joined = await attemptWithGrowingWaits(
+      async () => {
+        sub.consumer = this.newConsumer(options);
         await this.joinGroup(sub, options, topics, log);
-        if (sub.stopping) await sub.consumer.disconnect().catch(() => undefined);
-        else log.info({ attempt }, 'subscribed again after the consumer crashed');
-        return;
-      } catch (err) {
-        if (sub.stopping) return;
-        log.warn({ err, attempt, retryInMs: delay }, 'could not subscribe again after the consumer crashed; trying again');
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          sub.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        sub.wake = undefined;
-      }
-    }
+      },
+      {
+        minDelayMs: 1000,
+        maxDelayMs: 30_000,
+        isStopped: () => sub.stopping,
+        onFailure: (err, attempt, retryInMs) => log.warn({ err, attempt, retryInMs }, 'could not subscribe again after the consumer crashed; trying again'),
+        setWake: (wake) => (sub.wake = wake),
+      },
+    );
+    if (!joined) return;
+    if (sub.stopping) await sub.consumer.disconnect().catch(() => undefined);
+    else log.info({ attempt: joined.attempt }, 'subscribed again after the consumer crashed');
   }
 
   private stopSubscription(sub: ActiveSubscription): Promise<void> {
@@ -388,7 +385,7 @@ export class KafkaEventBus implements EventBus {
         await options.handler!(event, meta);
         return;
       } catch (err) {
-        const delay = Math.min(this.retryMaxMs, this.retryInitialMs * 2 ** Math.min(attempt - 1, 20));
+        const delay = growingWait(attempt, this.retryInitialMs, this.retryMaxMs);
         log.warn({ err, ...where, eventId: event.id, eventType: event.type, attempt, retryInMs: delay }, 'event handler failed; retrying');
         await this.backoff(sub, delay, heartbeat);
       }
@@ -418,7 +415,7 @@ export class KafkaEventBus implements EventBus {
           await options.batchHandler!(run);
           break;
         } catch (err) {
-          const delay = Math.min(this.retryMaxMs, this.retryInitialMs * 2 ** Math.min(attempt - 1, 20));
+          const delay = growingWait(attempt, this.retryInitialMs, this.retryMaxMs);
           log.warn({ err, topic: batch.topic, partition: batch.partition, events: run.length, attempt, retryInMs: delay }, 'batch handler failed; retrying');
           await this.backoff(sub, delay, heartbeat);
         }
@@ -456,15 +453,7 @@ export class KafkaEventBus implements EventBus {
     while (!sub.stopping) {
       const left = until - Date.now();
       if (left <= 0) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(left, this.consumerSettings.heartbeatInterval));
-        function done() {
-          clearTimeout(timer);
-          resolve();
-        }
-        sub.wake = done;
-      });
-      sub.wake = undefined;
+      await wakeableDelay(Math.min(left, this.consumerSettings.heartbeatInterval), (wake) => (sub.wake = wake));
       if (!sub.stopping) await heartbeat();
     }
   }

@@ -1,6 +1,7 @@
 import { decodeEvent, encodeEvent } from '../events/registry';
 import type { Logger } from '../logging';
 import { assertOneHandler, type EventBus, type OutgoingEvent, type SubscribeOptions, type Subscription } from './bus';
+import { growingWait, wakeableDelay } from './growing-waits';
 
 interface Entry {
   /** Position across all topics: delivery follows publish order. */
@@ -154,17 +155,9 @@ export class InMemoryEventBus implements EventBus {
 
   /** Waits before retrying a failed handler (doubling, up to 30 s); only stop cuts it short. */
   private async backoff(group: Group, failures: number, context: Record<string, unknown>): Promise<void> {
-    const delay = Math.min(Math.max(this.retryDelayMs, 30_000), this.retryDelayMs * 2 ** Math.min(failures - 1, 20));
+    const delay = growingWait(failures, this.retryDelayMs, Math.max(this.retryDelayMs, 30_000));
     this.logger?.warn({ ...context, group: group.groupId, attempt: failures, retryInMs: delay }, 'handler failed; retrying');
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, delay);
-      function done() {
-        clearTimeout(timer);
-        group.interrupt = undefined;
-        resolve();
-      }
-      group.interrupt = done;
-    });
+    await wakeableDelay(delay, (wake) => (group.interrupt = wake));
   }
 
   /** Up to `max` of the group's oldest undelivered events, in publish order across its topics. */

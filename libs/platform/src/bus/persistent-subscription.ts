@@ -1,5 +1,6 @@
 import type { Logger } from '../logging';
 import type { Subscription } from './bus';
+import { attemptWithGrowingWaits } from './growing-waits';
 
 export interface PersistentSubscriptionOptions {
   /** What the subscription is, for the log. */
@@ -39,28 +40,21 @@ export function persistentSubscription(
   const firstAttempt = new Promise<void>((resolve) => (firstAttemptDone = resolve));
 
   const attempts = (async () => {
-    for (let attempt = 1, delay = minDelay; !stopped; attempt++, delay = Math.min(delay * 2, maxDelay)) {
-      try {
-        const sub = await subscribe();
-        if (stopped) await sub.stop();
-        else {
-          current = sub;
-          if (attempt > 1) opts.logger.info({ subscription: opts.name, attempt }, 'subscribed after the broker could be reached again');
-        }
-        return;
-      } catch (err) {
-        if (stopped) return;
+    const joined = await attemptWithGrowingWaits(subscribe, {
+      minDelayMs: minDelay,
+      maxDelayMs: maxDelay,
+      isStopped: () => stopped,
+      onFailure: (err, attempt, retryInMs) => {
         firstAttemptDone();
-        opts.logger.warn({ err, subscription: opts.name, attempt, retryInMs: delay }, 'could not subscribe (broker unreachable?); trying again');
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, delay);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = undefined;
-      }
+        opts.logger.warn({ err, subscription: opts.name, attempt, retryInMs }, 'could not subscribe (broker unreachable?); trying again');
+      },
+      setWake: (w) => (wake = w),
+    });
+    if (!joined) return;
+    if (stopped) await joined.value.stop();
+    else {
+      current = joined.value;
+      if (joined.attempt > 1) opts.logger.info({ subscription: opts.name, attempt: joined.attempt }, 'subscribed after the broker could be reached again');
     }
   })().finally(() => firstAttemptDone());
 
