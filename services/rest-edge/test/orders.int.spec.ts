@@ -334,7 +334,10 @@ describe('the order endpoints', () => {
       });
 
       it('reserve: true without the stock: 409 without type listing every short SKU; nothing created or held', async () => {
-        const scarceBefore = await warehouseStock(sys, 'acme', catalog.products.SCARCE!.uuid);
+        // Every product the order names, the one that could be held (MUG) too: no partial hold may stay.
+        const named = ['SCARCE', 'MUG', 'SOLDOUT'].map((sku) => catalog.products[sku]!.uuid);
+        const stockOf = () => Promise.all(named.map((uuid) => warehouseStock(sys, 'acme', uuid)));
+        const stockBefore = await stockOf();
         const orderNumber = fresh();
         const res = await create({ orderNumber, orderLines: lines(['SCARCE', 5], ['MUG', 1], ['SOLDOUT', 2], ['SCARCE', 1]), reserve: true });
         expect(res.status).toBe(409);
@@ -351,7 +354,7 @@ describe('the order endpoints', () => {
         expect(res.body.shortSkus).toHaveLength(2);
         expect(res.body).not.toHaveProperty('type');
         expect((await api.call('GET', `/orders?order-number=${orderNumber}`)).body.meta.total).toBe(0);
-        expect(await warehouseStock(sys, 'acme', catalog.products.SCARCE!.uuid)).toEqual(scarceBefore);
+        expect(await stockOf()).toEqual(stockBefore);
       });
     });
 
@@ -914,6 +917,8 @@ describe('the order endpoints', () => {
 
     it('refused with reason stock-held when the new lines cannot be held; the order keeps its lines and holds', async () => {
       const order = await confirmed();
+      const holds = await orderHolds(sys, 'acme', order.uuid);
+      expect(holds.filter((h) => h.status === 'PLACED').length).toBeGreaterThan(0);
       const res = await api.call('PUT', `/orders/${order.uuid}/lines`, { body: { orderLines: [...lines(['MUG', 2], ['CAP', 1]), { lineNumber: 3, product: { sku: 'SCARCE' }, quantity: 50 }] } });
       expect(res.status).toBe(409);
       expect(res.body).toEqual({
@@ -926,6 +931,7 @@ describe('the order endpoints', () => {
         shortSkus: [{ sku: 'SCARCE', requested: 50, available: 3 }],
       });
       expect((await get(order.uuid)).body.data).toEqual(order);
+      expect(await orderHolds(sys, 'acme', order.uuid)).toEqual(holds);
     });
 
     it('refused with reason unexpected-error when the stock service fails; the order unchanged', async () => {

@@ -94,13 +94,14 @@ describe.each(implementations)('%s rate limiter', (kind, create) => {
   });
 
   if (kind === 'redis') {
-    it('is atomic under concurrency across instances sharing Redis: exactly the limit is admitted', async () => {
+    // Counting is what Redis does; admitting a count within the limit is the pure rule (domain/access.spec.ts),
+    // and the edge's 429 at the limit is checked end to end in rate-limits.int.spec.ts.
+    it('counts each admission exactly once under concurrency across instances sharing Redis', async () => {
       const l = { ...limits, perToken: 200, failedAuthPerIp: 50 };
       const [a, b] = [await make(l), await make(l)];
       const admits = await Promise.all(Array.from({ length: 500 }, (_, i) => (i % 2 ? a : b).admit('10.0.0.1', 'tok-c')));
       const counts = admits.map((x) => x.tokenBudget!.count).sort((x, y) => x - y);
       expect(counts).toEqual(Array.from({ length: 500 }, (_, i) => i + 1));
-      expect(counts.filter((c) => c <= l.perToken)).toHaveLength(200);
 
       const failures = await Promise.all(Array.from({ length: 120 }, (_, i) => (i % 2 ? a : b).recordFailedAuth('10.0.0.2')));
       expect(failures.filter((f) => f.recorded)).toHaveLength(51);

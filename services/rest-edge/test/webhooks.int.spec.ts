@@ -105,12 +105,15 @@ describe('webhooks endpoints', () => {
       ['not a URL', 'hooks'],
       ['over 200 characters', `https://1.1.1.1/${'a'.repeat(200)}`],
     ])('refuses %s with 422 naming url, and keeps the registered URL', async (_name, url) => {
-      const before = await register('acme-other', acme.other!.token, { url: URL_V4 });
+      await register('acme-other', acme.other!.token, { url: URL_V4 });
+      const stored = () => sys.graph(backOffice('acme'), 'query ($id: ID) { channelWebhook(channelId: $id) { url } }', { id: 'acme-other' });
+      const before = await stored();
+      expect(before.channelWebhook.url).toContain('https://1.1.1.1/hooks?event=');
       const res = await register('acme-other', acme.other!.token, { url });
       expect(res.status).toBe(422);
       expect(res.body).toMatchObject(violationOf('url'));
-      const again = await register('acme-other', acme.other!.token, { url: URL_V4 });
-      expect(again.body.data.webhookDetail).toEqual(before.body.data.webhookDetail);
+      // Read back, not registered again: registering again would store URL_V4 whatever happened.
+      expect(await stored()).toEqual(before);
     });
 
     it.each([
@@ -155,6 +158,15 @@ describe('webhooks endpoints', () => {
       expect(again.body.data.webhookDetail.secret).not.toBe(rotated.body.data.webhookDetail.secret);
       const after = await register('acme-shop', acme.shop!.token, { url: URL_V4 });
       expect(after.body.data.webhookDetail.secret).toBe(again.body.data.webhookDetail.secret);
+    });
+
+    it('the path in other letters is a 404 and rotates nothing (POST .../WEBHOOKS/SECRET/ROTATE)', async () => {
+      const before = await register('acme-shop', acme.shop!.token, { url: URL_V4 });
+      const res = await edge.call('POST', '/v1/channels/acme-shop/WEBHOOKS/SECRET/ROTATE', { token: acme.shop!.token });
+      expect(res.status).toBe(404);
+      expect(res.body.type).toBe(`${PROBLEM_TYPE_BASE}not-found`);
+      const after = await register('acme-shop', acme.shop!.token, { url: URL_V4 });
+      expect(after.body.data.webhookDetail.secret).toBe(before.body.data.webhookDetail.secret);
     });
   });
 

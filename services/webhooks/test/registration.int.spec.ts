@@ -59,7 +59,9 @@ describe('webhook registration (POST /webhooks, rule W1; POST /webhooks/secret/r
     expect(problemOf(await h.graphql(who, REGISTER, { url: 'https://hooks.example.com/' }))?.problemType).toBe('team-inactive');
     expect((await h.sql.query('SELECT 1 FROM endpoint WHERE channel_id = $1', [id])).rowCount).toBe(0);
     await h.setTeamActive(other, true);
-    expect((await h.graphql(who, REGISTER, { url: 'https://hooks.example.com/' })).data).toBeDefined();
+    const registered = await h.graphql(who, REGISTER, { url: 'https://hooks.example.com/' });
+    expect(registered.errors).toBeUndefined();
+    expect((await h.sql.query('SELECT url FROM endpoint WHERE channel_id = $1', [id])).rows).toEqual([{ url: 'https://hooks.example.com/' }]);
   });
 
   it('refuses the Standard channel with 403 (after the URL check)', async () => {
