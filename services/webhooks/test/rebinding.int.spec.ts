@@ -80,7 +80,8 @@ describe('DNS rebinding: 1 000 deliveries each', () => {
     expect(h.dns.lookups - lookupsBefore).toBeGreaterThanOrEqual(1001);
     const reasons = await h.sql.query<{ last_error: string }>('SELECT DISTINCT last_error FROM delivery WHERE channel_id = $1', [channelId]);
     expect(reasons.rows).toHaveLength(1);
-    expect(reasons.rows[0]!.last_error).toContain(`resolves to ${LOOPBACK}, which is a loopback address`);
+    expect(reasons.rows[0]!.last_error).toContain('resolves to a loopback address');
+    expect(reasons.rows[0]!.last_error).not.toContain(LOOPBACK);
   }, 90_000);
 
   it('a name that alternates on every lookup: only checked addresses are connected to, never loopback', async () => {

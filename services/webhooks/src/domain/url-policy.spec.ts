@@ -35,7 +35,7 @@ const zone: Record<string, ResolvedAddress[]> = {
 };
 const resolver: HostResolver = {
   async resolve(name) {
-    if (name === 'servfail.example.com') throw new Error('queryA ESERVFAIL servfail.example.com');
+    if (name === 'servfail.example.com') throw Object.assign(new Error('queryA ESERVFAIL servfail.example.com via 10.0.0.53'), { code: 'ESERVFAIL' });
     return zone[name] ?? [];
   },
 };
@@ -198,6 +198,15 @@ describe('webhook URL policy (rule W1)', () => {
   it('marks only DNS server failures as temporary', async () => {
     expect(await checkWebhookUrl('https://servfail.example.com/', resolver)).toMatchObject({ ok: false, refusal: { temporary: true } });
     expect(await checkWebhookUrl('https://nowhere.example.com/', resolver)).toMatchObject({ ok: false, refusal: { temporary: false } });
+  });
+
+  it('does not tell the caller what our resolver answered: the kind of address, not the address; the error code, not its text', async () => {
+    const privateName = await checkWebhookUrl('https://metadata.example.com/', resolver);
+    expect(privateName).toMatchObject({ ok: false, refusal: { code: 'resolves-to-non-public-address', message: expect.stringContaining('a link-local address') } });
+    expect(JSON.stringify(privateName)).not.toContain('169.254');
+    const failed = await checkWebhookUrl('https://servfail.example.com/', resolver);
+    expect(failed).toMatchObject({ ok: false, refusal: { code: 'dns-failure', message: 'The host name could not be resolved (ESERVFAIL).' } });
+    expect(JSON.stringify(failed)).not.toContain('10.0.0.53');
   });
 
   it('accepts configured extra ranges (tests, local development) and nothing more', async () => {

@@ -176,7 +176,9 @@ export async function checkWebhookUrl(raw: string, resolver: HostResolver, polic
   try {
     addresses = await resolver.resolve(form.host.name);
   } catch (err) {
-    return refuse('dns-failure', `The host name could not be resolved (${(err as Error).message}).`, true);
+    // The error's code only: its message may name what our own resolver is and how it answered.
+    const code = (err as NodeJS.ErrnoException).code;
+    return refuse('dns-failure', `The host name could not be resolved${typeof code === 'string' && /^E[A-Z_]+$/.test(code) ? ` (${code})` : ''}.`, true);
   }
   const judged = judgeResolved(addresses, policy);
   if (!judged.ok) return judged;
@@ -192,7 +194,8 @@ export function judgeResolved(
   for (const a of addresses) {
     const verdict = judgeAddress(a.address, policy);
     if (!verdict.public) {
-      return refuse('resolves-to-non-public-address', `The host name resolves to ${a.address}, which is ${verdict.reason}.`);
+      // Not the address itself: what our resolver answers for a name is not the caller's to map.
+      return refuse('resolves-to-non-public-address', `The host name resolves to ${verdict.reason}; every address it resolves to must be public.`);
     }
   }
   return { ok: true, addresses: addresses.map((a) => ({ address: a.address, family: a.family })) };
