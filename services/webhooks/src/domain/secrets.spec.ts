@@ -29,6 +29,14 @@ describe('signing secrets', () => {
     expect(() => new SecretBox({ id: 'k2', key: randomBytes(32) }).open(sealed, 'acme-shop')).toThrow(/k1/);
   });
 
+  it('do not open with a shortened tag (GCM would check only the bytes given)', () => {
+    const box = new SecretBox({ id: 'k1', key: randomBytes(32) });
+    const sealed = box.seal('whsec_x', 'acme-shop');
+    const [iv, tag, ct] = sealed.sealed.split('.');
+    const short = Buffer.from(tag!, 'base64url').subarray(0, 4).toString('base64url');
+    expect(() => box.open({ keyId: 'k1', sealed: [iv, short, ct].join('.') }, 'acme-shop')).toThrow();
+  });
+
   it('open with a previous key after the key was rotated', () => {
     const old = { id: 'k1', key: randomBytes(32) };
     const sealed = new SecretBox(old).seal('whsec_old', 'acme-shop');

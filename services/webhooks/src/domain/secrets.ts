@@ -65,7 +65,8 @@ export class SecretBox {
     if (!key) throw new Error(`No secret key "${stored.keyId}" in the keyring`);
     const [iv, tag, ciphertext] = stored.sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
     if (!iv || !tag || !ciphertext) throw new Error('Malformed sealed secret');
-    const decipher = createDecipheriv('aes-256-gcm', key, iv);
+    // The full 16-byte tag: without the length, GCM checks only as many bytes as it is given.
+    const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: 16 });
     decipher.setAAD(Buffer.from(channelId, 'utf8'));
     decipher.setAuthTag(tag);
     return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8');
