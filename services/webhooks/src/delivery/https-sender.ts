@@ -25,7 +25,15 @@ export interface SenderOptions {
   extraCa?: string | undefined;
   /** Most sockets kept open per origin and addresses. */
   maxSockets?: number;
+  /** Most idle keep-alive sockets kept across every receiver; a socket set free beyond it is closed. */
+  maxIdleSockets?: number;
+  /** An idle keep-alive socket is closed after this long (a receiver may never close it). */
+  idleSocketTimeoutMs?: number;
 }
+
+/** Idle keep-alive sockets are a receiver's to hold open: at most this many, each at most this long. */
+const DEFAULT_MAX_IDLE_SOCKETS = 256;
+const DEFAULT_IDLE_SOCKET_TIMEOUT_MS = 15_000;
 
 /** One attempt to make. */
 export interface AttemptRequest {
@@ -57,8 +65,27 @@ interface PinnedRequestOptions extends https.RequestOptions {
  * ones (through the pinned lookup, never a second resolution).
  */
 class PinnedAgent extends https.Agent {
+  constructor(
+    options: https.AgentOptions,
+    private readonly maxIdleSockets: number,
+  ) {
+    super(options);
+  }
+
   override getName(options?: PinnedRequestOptions): string {
     return `${options?.host ?? ''}:${options?.port ?? ''}:${options?.servername ?? ''}:${options?.pinnedAddresses ?? ''}`;
+  }
+
+  /**
+   * Keeps a socket set free only while fewer than `maxIdleSockets` are idle in every pool together:
+   * a pool is per host and addresses, so a receiver whose name answers new addresses (or new names)
+   * at each attempt would otherwise leave one idle socket per attempt, open as long as it liked.
+   */
+  override keepSocketAlive(socket: Parameters<https.Agent['keepSocketAlive']>[0]): boolean {
+    let idle = 0;
+    for (const pool of Object.values(this.freeSockets)) idle += pool?.length ?? 0;
+    if (idle >= this.maxIdleSockets) return false;
+    return (super.keepSocketAlive as (s: typeof socket) => boolean)(socket);
   }
 }
 
@@ -99,17 +126,22 @@ export class WebhookSender {
   private readonly agent: PinnedAgent;
 
   constructor(private readonly opts: SenderOptions) {
-    this.agent = new PinnedAgent({
-      keepAlive: true,
-      maxSockets: opts.maxSockets ?? 64,
-      maxFreeSockets: 64,
-      scheduling: 'lifo',
-      // Connections go only to checked public addresses and are verified against the host name.
-      rejectUnauthorized: true,
-      // One TLS context for every connection: handing `ca` to each connection would parse the
-      // whole root store again per connection.
-      ...(opts.extraCa ? { secureContext: createSecureContext({ ca: [...rootCertificates, opts.extraCa] }) } : {}),
-    });
+    this.agent = new PinnedAgent(
+      {
+        keepAlive: true,
+        maxSockets: opts.maxSockets ?? 64,
+        maxFreeSockets: 64,
+        // Node sets it on a socket when the socket is set free and closes the socket when it fires.
+        timeout: opts.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
+        scheduling: 'lifo',
+        // Connections go only to checked public addresses and are verified against the host name.
+        rejectUnauthorized: true,
+        // One TLS context for every connection: handing `ca` to each connection would parse the
+        // whole root store again per connection.
+        ...(opts.extraCa ? { secureContext: createSecureContext({ ca: [...rootCertificates, opts.extraCa] }) } : {}),
+      },
+      opts.maxIdleSockets ?? DEFAULT_MAX_IDLE_SOCKETS,
+    );
   }
 
   /** One attempt: never throws; every failure is an `AttemptResult`. */
@@ -157,7 +189,8 @@ export class WebhookSender {
         'webhook-attempt': String(req.attempt),
       },
       ...(pinned ? { lookup: pinnedLookup(host, pinned, this.opts.policy) } : {}),
-      pinnedAddresses: pinned ? pinned.map((a) => a.address).join(',') : host,
+      // Sorted: round-robin DNS answers the same addresses in another order, and that is the same pool.
+      pinnedAddresses: pinned ? pinned.map((a) => a.address).sort().join(',') : host,
     };
     return new Promise<number>((resolve, reject) => {
       let settled = false;

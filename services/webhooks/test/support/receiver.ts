@@ -111,6 +111,11 @@ export class TestReceiver {
     return this;
   }
 
+  /** Connections open now (a client's idle keep-alive sockets included). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   /** A secret to verify signatures with, under a label the tests read back. */
   trust(label: string, secret: string): void {
     this.secrets.set(label, secret);
