@@ -19,6 +19,12 @@ describe('fairness between receivers', () => {
   let fast: TestReceiver;
   let h: WebhooksHarness;
   const team = `f${uniqueSuffix()}`;
+  /** `n` order-created events of the channel. */
+  const events = (channelId: string, n: number) =>
+    Array.from({ length: n }, () => {
+      const order = orderFacts(channelId);
+      return outgoing(OrderCreated, OrderCreated.create(order.orderUuid, { order }));
+    });
 
   beforeAll(async () => {
     cert = createTestCertificate([SLOW_HOST, FAST_HOST]);
@@ -50,11 +56,6 @@ describe('fairness between receivers', () => {
     slow.trust('slow', await h.register(slowChannel, `https://${SLOW_HOST}:${slow.port}/hooks`));
     const fastChannel = await h.seedChannel(team, 'fast');
     fast.trust('fast', await h.register(fastChannel, `https://${FAST_HOST}:${fast.port}/hooks`));
-    const events = (channelId: string, n: number) =>
-      Array.from({ length: n }, () => {
-        const order = orderFacts(channelId);
-        return outgoing(OrderCreated, OrderCreated.create(order.orderUuid, { order }));
-      });
     // The slow channel's 24 are queued ahead of the fast channel's 10, in one run.
     await h.bus.publish([...events(slowChannel, 24), ...events(fastChannel, 10)]);
 
@@ -73,5 +74,32 @@ describe('fairness between receivers', () => {
     const at = all.map((r) => r.at).sort((x, y) => x - y).slice(8);
     for (let i = 0; i + 2 < at.length; i++) expect(at[i + 2]! - at[i]!).toBeGreaterThanOrEqual(SLOW_MS - 50);
     await eventually(async () => ((await h.deliveryCounts()).succeeded === 34 ? true : undefined), 10_000);
+  }, 60_000);
+
+  it('several slow receivers together hold half the worker at most: a channel queued behind all of them gets its webhooks meanwhile', async () => {
+    await eventually(async () => ((await h.deliveryCounts()).succeeded === 34 ? true : undefined), 10_000);
+    const slowBefore = slow.received.length;
+    const fastBefore = fast.received.length;
+    const slowChannels: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const channel = await h.seedChannel(team, `slow${i}`);
+      slow.trust(`slow${i}`, await h.register(channel, `https://${SLOW_HOST}:${slow.port}/hooks`));
+      slowChannels.push(channel);
+    }
+    const fastChannel = await h.seedChannel(team, 'fast2');
+    fast.trust('fast2', await h.register(fastChannel, `https://${FAST_HOST}:${fast.port}/hooks`));
+    // One webhook each first: the worker then knows the four are slow (as it would after any slow answer).
+    await h.bus.publish(slowChannels.flatMap((c) => events(c, 1)));
+    await eventually(() => (slow.received.length - slowBefore >= 4 ? true : undefined), 15_000, 10);
+    await eventually(async () => ((await h.deliveryCounts()).succeeded === 38 ? true : undefined), 10_000);
+    const slowWarm = slow.received.length;
+    // Then their 8 each, and the fast channel's 10 behind them. Each slow channel alone stays within
+    // its 2; together, without a limit of their own, they would take all 8 slots until their 32
+    // were sent (4 rounds of SLOW_MS), and the fast channel would wait behind them.
+    await h.bus.publish([...slowChannels.flatMap((c) => events(c, 8)), ...events(fastChannel, 10)]);
+    await eventually(() => (fast.received.length - fastBefore >= 10 ? true : undefined), 15_000, 10);
+    // At most 4 slow attempts at a time: the fast channel's 10 went out in the first round or two.
+    expect(slow.received.length - slowWarm).toBeLessThanOrEqual(12);
+    await eventually(() => (slow.received.length - slowWarm >= 32 ? true : undefined), 30_000, 10);
   }, 60_000);
 });

@@ -39,8 +39,23 @@ describe('per-channel load (fairness between receivers)', () => {
     expect(load.finished('slow', 2000, 2060)).toBe(false);
   });
 
+  it('gives the slow channels together at most their share: a few hanging receivers cannot take the whole worker', () => {
+    const load = new ChannelLoad(4, 1000, { slowTotal: 6 });
+    for (const channel of ['a', 'b']) for (let i = 0; i < 3; i++) load.started(channel, 0);
+    load.started('fast', 9_990);
+    // Both hang: 6 in flight together, each under its own limit of 4, yet no room for either.
+    expect(load.slowRoom(9_995)).toBe(0);
+    expect(load.limits(9_995)).toEqual(new Map([['a', 0], ['b', 0]]));
+    expect(load.roomOf('fast', 9_995)).toBeNull();
+    expect(load.finished('fast', 9_990, 9_995)).toBe(false);
+    // One of a's attempts times out: the loop is woken; a and b may each take one more (together one: slowRoom).
+    expect(load.finished('a', 0, 10_000)).toBe(true);
+    expect(load.slowRoom(10_000)).toBe(1);
+    expect(load.limits(10_000)).toEqual(new Map([['a', 1], ['b', 1]]));
+  });
+
   it('forgets a slow channel that sent nothing for a long time', () => {
-    const load = new ChannelLoad(2, 1000, 60_000);
+    const load = new ChannelLoad(2, 1000, { forgetSlowAfterMs: 60_000 });
     load.started('gone', 0);
     load.finished('gone', 0, 5000);
     expect(load.limits(60_000).has('gone')).toBe(true);

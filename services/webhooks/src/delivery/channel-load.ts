@@ -9,6 +9,10 @@
  * once it is known to be slow, and the other channels' webhooks keep going out. Before it is
  * known (its first attempts), it can hold what it claimed for one attempt's time at most.
  *
+ * Slow channels together may have at most `slowTotal` attempts in flight (the worker gives them
+ * half its slots): a few hanging receivers, each within its own limit, would otherwise fill the
+ * worker between them, and every fast channel's webhooks would wait behind their time-outs.
+ *
  * Only channels with attempts in flight, and slow ones for `forgetSlowAfterMs` after their last
  * attempt, are remembered.
  */
@@ -18,11 +22,17 @@ export class ChannelLoad {
   /** Channels whose last finished attempt took longer than `slowAfterMs`, with when it finished. */
   private readonly slowLast = new Map<string, number>();
 
+  private readonly slowTotal: number;
+  private readonly forgetSlowAfterMs: number;
+
   constructor(
     private readonly perChannel: number,
     private readonly slowAfterMs: number,
-    private readonly forgetSlowAfterMs = 10 * 60_000,
-  ) {}
+    opts: { slowTotal?: number; forgetSlowAfterMs?: number } = {},
+  ) {
+    this.slowTotal = opts.slowTotal ?? Number.POSITIVE_INFINITY;
+    this.forgetSlowAfterMs = opts.forgetSlowAfterMs ?? 10 * 60_000;
+  }
 
   started(channel: string, at: number): void {
     const starts = this.inFlight.get(channel);
@@ -36,6 +46,7 @@ export class ChannelLoad {
    */
   finished(channel: string, startedAt: number, at: number): boolean {
     const before = this.roomOf(channel, at);
+    const slowRoomBefore = this.slowRoom(at);
     const starts = this.inFlight.get(channel) ?? [];
     const i = starts.indexOf(startedAt);
     if (i >= 0) starts.splice(i, 1);
@@ -43,7 +54,8 @@ export class ChannelLoad {
     if (at - startedAt > this.slowAfterMs) this.slowLast.set(channel, at);
     else this.slowLast.delete(channel);
     const after = this.roomOf(channel, at);
-    return before !== null && before <= 0 && (after === null || after > 0);
+    // Its own room, or the slow channels' room together (other slow channels may take more now).
+    return (before !== null && before <= 0 && (after === null || after > 0)) || (slowRoomBefore <= 0 && this.slowRoom(at) > 0);
   }
 
   /** Whether the channel counts as slow at `now`. */
@@ -56,7 +68,15 @@ export class ChannelLoad {
   /** How many more attempts the channel may start now (at most 0 when at its limit); null: not limited. */
   roomOf(channel: string, now: number): number | null {
     if (!this.isSlow(channel, now)) return null;
-    return this.perChannel - (this.inFlight.get(channel)?.length ?? 0);
+    return Math.min(this.perChannel - (this.inFlight.get(channel)?.length ?? 0), this.slowRoom(now));
+  }
+
+  /** How many more attempts the slow channels together may start now (at most 0 when at their limit). */
+  slowRoom(now: number): number {
+    if (this.slowTotal === Number.POSITIVE_INFINITY) return this.slowTotal;
+    let inFlight = 0;
+    for (const [channel, starts] of this.inFlight) if (this.isSlow(channel, now)) inFlight += starts.length;
+    return this.slowTotal - inFlight;
   }
 
   /** The limited (slow) channels with the attempts each may still start; channels absent are not limited. */

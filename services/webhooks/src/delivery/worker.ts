@@ -46,11 +46,12 @@ export interface DeliveryWorkerOptions {
  * (or when their lease runs out).
  *
  * Fairness (ChannelLoad): a slow channel (an attempt running or having taken longer than
- * `slowAttemptMs`) has at most `perChannelConcurrency` attempts in flight; claims pass over its
- * rows while it is at that limit (they stay due, in order), and an attempt of it finishing wakes
- * the loop. A receiver that answers slowly, or hangs until the time-out, thus holds a bounded
- * share of the worker, and every other channel's webhooks keep going out. Fast channels are not
- * limited: they give their slots back within milliseconds.
+ * `slowAttemptMs`) has at most `perChannelConcurrency` attempts in flight, and slow channels
+ * together at most half of `concurrency`; claims pass over a channel's rows while it is at its
+ * limit (they stay due, in order), and an attempt of it finishing wakes the loop. Receivers that
+ * answer slowly, or hang until the time-out, thus hold a bounded share of the worker, however many
+ * they are, and every other channel's webhooks keep going out. Fast channels are not limited: they
+ * give their slots back within milliseconds.
  */
 export class DeliveryWorker {
   private running = false;
@@ -73,7 +74,10 @@ export class DeliveryWorker {
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.maxAttempts = maxAttempts(opts.retryDelays);
-    this.channels = new ChannelLoad(Math.max(1, Math.min(opts.perChannelConcurrency ?? opts.concurrency, opts.concurrency)), opts.slowAttemptMs ?? 1000);
+    this.channels = new ChannelLoad(Math.max(1, Math.min(opts.perChannelConcurrency ?? opts.concurrency, opts.concurrency)), opts.slowAttemptMs ?? 1000, {
+      // Half the worker at most for slow channels together: the other half keeps the fast ones going.
+      slowTotal: Math.max(1, Math.floor(opts.concurrency / 2)),
+    });
   }
 
   async start(): Promise<void> {
@@ -130,6 +134,7 @@ export class DeliveryWorker {
           leaseSeconds: this.opts.leaseSeconds,
           maxAttempts: this.maxAttempts,
           channelRoom: this.channels.limits(Date.now()),
+          limitedTotal: this.channels.slowRoom(Date.now()),
         });
         for (const delivery of claimed) this.dispatch(delivery);
         failures = 0;

@@ -82,11 +82,12 @@ export interface ClaimedDelivery {
  *
  * `channelRoom` limits channels (the worker's slow ones, see ChannelLoad): a channel listed takes
  * at most that many rows, and one with 0 is passed over (its rows stay due, in order), so the rows
- * behind a slow receiver's backlog are reached. Channels not listed are not limited.
+ * behind a slow receiver's backlog are reached; `limitedTotal` caps the listed channels' rows
+ * together. Channels not listed are not limited.
  */
 export async function claimDueDeliveries(
   db: Queryable,
-  opts: { limit: number; leaseSeconds: number; maxAttempts: number; channelRoom?: ReadonlyMap<string, number> },
+  opts: { limit: number; leaseSeconds: number; maxAttempts: number; channelRoom?: ReadonlyMap<string, number>; limitedTotal?: number },
 ): Promise<ClaimedDelivery[]> {
   const token = randomUUID();
   const limited = [...(opts.channelRoom ?? new Map<string, number>())];
@@ -111,13 +112,15 @@ export async function claimDueDeliveries(
         ORDER BY next_attempt_at, seq
         LIMIT $1
         FOR UPDATE SKIP LOCKED
-     ), due AS (
-       SELECT id, rank FROM (
+     ), within_room AS (
+       SELECT id, rank, room, row_number() OVER (PARTITION BY room IS NULL ORDER BY rank) AS nth_limited FROM (
          SELECT c.id, l.room, row_number() OVER (ORDER BY c.next_attempt_at, c.seq) AS rank,
                 row_number() OVER (PARTITION BY c.channel_id ORDER BY c.next_attempt_at, c.seq) AS nth
            FROM candidates c LEFT JOIN limited l ON l.channel_id = c.channel_id
        ) ranked
         WHERE room IS NULL OR nth <= room
+     ), due AS (
+       SELECT id, rank FROM within_room WHERE room IS NULL OR $7::int IS NULL OR nth_limited <= $7::int
      )
      UPDATE delivery d
         SET status = 'sending', attempt_count = d.attempt_count + 1, lease_token = $4,
@@ -126,7 +129,15 @@ export async function claimDueDeliveries(
       WHERE d.id = due.id
      RETURNING d.id, d.channel_id, d.notification_type, d.body, d.signature, d.attempt_count, d.created_at, due.rank,
                (SELECT e.url FROM endpoint e WHERE e.channel_id = d.channel_id) AS url`,
-    values: [opts.limit, opts.leaseSeconds, opts.maxAttempts, token, limited.map(([c]) => c), limited.map(([, n]) => n)],
+    values: [
+      opts.limit,
+      opts.leaseSeconds,
+      opts.maxAttempts,
+      token,
+      limited.map(([c]) => c),
+      limited.map(([, n]) => n),
+      opts.limitedTotal === undefined || !Number.isFinite(opts.limitedTotal) ? null : Math.max(0, opts.limitedTotal),
+    ],
   });
   // In queue order: due time, then the order they were queued in.
   rows.sort((a, b) => Number(a.rank) - Number(b.rank));
