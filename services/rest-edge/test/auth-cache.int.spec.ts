@@ -47,7 +47,7 @@ describe('credentials cache with invalidation by accounts events over Kafka', ()
   const get = (e: RunningEdge, channelId: string, token: string, path = '/') => e.call('GET', `/v1/channels/${channelId}${path}`, { token });
 
   beforeAll(async () => {
-    sys = await startSystem({ kafka: true });
+    sys = await startSystem();
     // Two replicas: each must drop its own cache.
     edges = [await sys.startEdge({ AUTH_CACHE_TTL_MS: HOUR }), await sys.startEdge({ AUTH_CACHE_TTL_MS: HOUR })];
     // The seeding's own events reach the edges after a while; let them pass before anything is cached.

@@ -110,7 +110,10 @@ function agentFrom(address: string): Agent {
 }
 
 export interface SystemOptions {
-  /** A real Kafka broker instead of the in-memory bus. */
+  /**
+   * The real Kafka broker (default), as deployed: every consumer of the system reads its events
+   * from it. `false`: the in-memory bus of the embedded wiring.
+   */
   kafka?: boolean;
   /**
    * Also run the webhooks subgraph (registration, secrets, resend; its read models of teams,
@@ -150,7 +153,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
   if (opts.webhooks) services.push(webhooksService);
   const db = await createTestDatabase(services.map((s) => ({ schema: s.schema!, migrationsDir: s.migrationsDir! })));
   const topicPrefix = `pf-edge-test-${uniqueSuffix()}.`;
-  const bus: EventBus = opts.kafka
+  const bus: EventBus = (opts.kafka ?? true)
     ? new KafkaEventBus({
         brokers: testInfra.kafkaBrokers,
         clientId: 'rest-edge-test',
