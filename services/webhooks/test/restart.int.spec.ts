@@ -1,18 +1,26 @@
+import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { OrderCreated } from '@pf/platform/events/orders';
+import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
-import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
+import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import { claimDueDeliveries } from '../src/repositories/deliveries';
 import { orderFacts, v4, WebhooksHarness } from './support/harness';
 import { createTestCertificate, TestReceiver, type TestCertificate } from './support/receiver';
 
 const HOST = 'restart.hooks-test.dev';
 
-/** The queue is durable: a restart (or a worker that died) loses nothing and sends nothing twice. */
+/**
+ * The queue is durable: a restart (or a worker that died) loses nothing and sends nothing twice.
+ * The events come from the real Kafka broker: a restart in the middle of consuming them reads on
+ * from the group's committed offsets, as a new process would.
+ */
 describe('webhook queue across restarts', () => {
   let cert: TestCertificate;
   let receiver: TestReceiver;
   let h: WebhooksHarness;
+  let bus: KafkaEventBus;
   const team = `q${uniqueSuffix()}`;
+  const topicPrefix = `pf-test-webhooks-restart-${uniqueSuffix()}.`;
   const env = {
     WEBHOOK_RETRY_DELAYS_SECONDS: '0.2,0.2,0.2,0.2',
     WEBHOOK_TIMEOUT_MS: '2000',
@@ -32,14 +40,20 @@ describe('webhook queue across restarts', () => {
     cert = createTestCertificate([HOST]);
     receiver = await new TestReceiver(cert).start();
     receiver.setDefault({ delayMs: 3, status: 200 });
-    h = await WebhooksHarness.start({ env: { ...env, WEBHOOK_EXTRA_CA: cert.certPath } });
+    const logger = createLogger('webhooks-restart-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+    bus = new KafkaEventBus({ brokers: testInfra.kafkaBrokers, clientId: 'webhooks-restart-test', topicPrefix, logger, topicDefaults: { numPartitions: 1, replicationFactor: 1 } });
+    // Topics exist before the consumers join, so they start at the beginning of each.
+    await bus.ensureTopics(['accounts.teams', 'accounts.channels', 'orders.orders', 'stock.stock-levels']);
+    h = await WebhooksHarness.start({ bus, env: { ...env, WEBHOOK_EXTRA_CA: cert.certPath } });
     h.dns.set(HOST, [v4('127.0.0.1')]);
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => {
     await h?.stop();
+    await bus?.close();
+    await deleteTestTopics(topicPrefix).catch(() => undefined);
     await receiver?.stop();
     cert?.remove();
-  }, 30_000);
+  }, 60_000);
 
   const received = (code: string) => receiver.received.filter((r) => r.json.channelCode === code);
 
