@@ -165,9 +165,14 @@ describe('GET /stock-levels', () => {
       const shortLived = await sys.startEdge({ STOCK_URL: tap.url, STOCK_LEVELS_PAGE_SIZE: '1', CHANNEL_JWT_TTL_SECONDS: '5' });
       try {
         tap.delayMs = 700;
+        const before = tap.authorizations.length;
         const res = await stockLevels(shortLived);
         expect(res.status).toBe(200);
         expect(sorted(res.body.data)).toEqual(sorted(expected));
+        // The later pages went with another identity token than the first.
+        const sent = tap.authorizations.slice(before);
+        expect(sent.length).toBeGreaterThanOrEqual(11);
+        expect(new Set(sent).size).toBeGreaterThan(1);
       } finally {
         tap.delayMs = 0;
         await shortLived.close();

@@ -12,6 +12,8 @@ export interface TappedUpstream {
   url: string;
   /** Requests forwarded or broken so far. */
   requests: number;
+  /** The Authorization header of each request so far, in order (the identity the edge sent). */
+  authorizations: string[];
   /** Answer request number n (from 1) with this status instead of forwarding it. */
   failRequest(n: number, status?: number): void;
   /** Hold every request this long before forwarding it (a slow upstream). */
@@ -25,6 +27,7 @@ export async function tapUpstream(target: string): Promise<TappedUpstream> {
   const failures = new Map<number, number>();
   const server = http.createServer((req, res) => {
     const n = ++tap.requests;
+    tap.authorizations.push(String(req.headers.authorization ?? ''));
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -53,6 +56,7 @@ export async function tapUpstream(target: string): Promise<TappedUpstream> {
   const tap: TappedUpstream = {
     url: `http://127.0.0.1:${port}${targetUrl.pathname}`,
     requests: 0,
+    authorizations: [],
     delayMs: 0,
     failRequest(n, status = 503) {
       failures.set(n, status);
@@ -60,6 +64,7 @@ export async function tapUpstream(target: string): Promise<TappedUpstream> {
     reset() {
       failures.clear();
       tap.requests = 0;
+      tap.authorizations = [];
       tap.delayMs = 0;
     },
     close: () => closeServer(server),
