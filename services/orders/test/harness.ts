@@ -9,7 +9,7 @@ import { closeServer, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
 import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
-import { createTestDatabase, eventually, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
+import { createTestDatabase, deleteTestTopics, eventually, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
 // The real neighbours of the orders service, started in-process from source: accounts (teams and
 // channels events), catalog (products and shipping methods events), stock (holds).
 import { accountsService } from '../../accounts/src';
@@ -55,6 +55,7 @@ export interface OrdersInstance {
 }
 
 export interface SystemOptions {
+  /** The real Kafka broker (default), as deployed; `false`: the in-memory bus of the embedded wiring. */
   kafka?: boolean;
   /** Settings of the orders service (ORDER_COUNTDOWN_SECONDS, ORDERS_TIMER_POLL_MS, ...). */
   ordersEnv?: Record<string, string>;
@@ -70,8 +71,9 @@ export interface OrdersSystem {
   urls: { accounts: string; catalog: string; stock: string; orders: string };
   orders: OrdersInstance;
   /**
-   * Another orders process on the same database (a replica, or one with other settings). With the
-   * in-memory bus it has a bus of its own: its relay's events do not reach this system's bus.
+   * Another orders process on the same database (a replica, or one with other settings), on the
+   * same broker. With the in-memory bus it has a bus of its own: its relay's events do not reach
+   * this system's bus.
    */
   startOrders(env?: Record<string, string>, opts?: { start?: boolean }): Promise<OrdersInstance>;
   gql<D = Record<string, any>>(url: string, identity: Identity | null, query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<D>>;
@@ -92,11 +94,13 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
   const defs: ServiceDefinition[] = [accountsService, catalogService, stockService, ordersService];
   const db = await createTestDatabase(defs.map((d) => ({ schema: d.schema!, migrationsDir: d.migrationsDir! })));
   const logger = createLogger('orders-test', process.env.TEST_LOG_LEVEL ?? 'silent');
-  const bus: EventBus = opts.kafka
+  const kafka = opts.kafka ?? true;
+  const topicPrefix = `pf-orders-test-${uniqueSuffix()}.`;
+  const bus: EventBus = kafka
     ? new KafkaEventBus({
         brokers: testInfra.kafkaBrokers,
         clientId: 'orders-test',
-        topicPrefix: `pf-orders-test-${uniqueSuffix()}.`,
+        topicPrefix,
         logger,
         topicDefaults: { numPartitions: 1, replicationFactor: 1 },
       })
@@ -162,7 +166,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
     pool,
     urls,
     orders,
-    startOrders: (env = {}, o = {}) => serve(ordersService, ordersEnv(env), o.start ?? true, !opts.kafka),
+    startOrders: (env = {}, o = {}) => serve(ordersService, ordersEnv(env), o.start ?? true, !kafka),
     gql,
     async ok<D>(identity: Identity, query: string, variables?: Record<string, unknown>, url = urls.orders) {
       const res = await gql<D>(url, identity, query, variables);
@@ -191,6 +195,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
     async close() {
       for (const stop of stops.reverse()) await stop().catch(() => undefined);
       await bus.close();
+      // The broker keeps a suite's topics otherwise, run after run.
+      if (kafka) await deleteTestTopics(topicPrefix).catch(() => undefined);
       await pool.end();
       await db.drop();
     },

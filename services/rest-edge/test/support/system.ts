@@ -12,7 +12,7 @@ import { closeServer, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
 import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
-import { createTestDatabase, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
+import { createTestDatabase, deleteTestTopics, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
 // The system under test, started in-process from source like production would start it.
 import { accountsService } from '../../../accounts/src';
 import { catalogService } from '../../../catalog/src';
@@ -294,6 +294,8 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
       await Promise.all(servers.map((s) => closeServer(s)));
       for (const stop of stoppers.reverse()) await stop();
       await bus.close();
+      // The broker keeps a suite's topics otherwise, run after run.
+      if (bus instanceof KafkaEventBus) await deleteTestTopics(topicPrefix).catch(() => undefined);
       await pool.end();
       await db.drop();
     },
