@@ -350,11 +350,13 @@ describe('products, SKU validation and shipping methods', () => {
       expect((await call('GET', `/products/${betaTwin.uuid}`, { channel: 'beta-shop', token: beta.shop!.token })).status).toBe(200);
     });
 
-    it('GET /products/validate-skus reads "validate-skus" as a product id (404 as above, not 405); a bad percent-escape is a 404', async () => {
-      const res = await edge.call('GET', '/v1/channels/acme-shop/products/validate-skus', { token: acme.shop!.token });
-      sys.contract.check('GET', '/products/{productUuid}', res);
-      expect(res.status).toBe(404);
-      expect(res.body.detail).toBe('This product could not be found.');
+    it('GET /products/validate-skus is the validate-skus path without its method (405, Allow: POST), as OpenAPI matches concrete paths first; a bad percent-escape is a 404', async () => {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const res = await edge.call(method, '/v1/channels/acme-shop/products/validate-skus', { token: acme.shop!.token });
+        expect(res.status).toBe(405);
+        expect(res.headers.allow).toBe('POST');
+        if (method === 'GET') expect(res.body).toMatchObject({ type: `${PROBLEM_TYPE_BASE}method-not-allowed`, status: 405 });
+      }
       const malformed = await edge.call('GET', '/v1/channels/acme-shop/products/%E0%A4%A', { token: acme.shop!.token });
       expect(malformed.status).toBe(404);
       expect(malformed.body).toMatchObject({ status: 404, title: 'Not Found' });

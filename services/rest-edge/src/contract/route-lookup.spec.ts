@@ -126,11 +126,12 @@ describe('openApiMetadata', () => {
     expect(run(openApiMetadata(context), 'HEAD', `${CHANNEL}/test-connection`).error).toMatchObject({ status: 405 });
   });
 
-  it('tries the later paths before answering 405: GET /products/validate-skus is the product path', () => {
+  it('answers 405 for a concrete path matched without the method, as OpenAPI matches: GET /products/validate-skus is not a product (the library took it for one)', () => {
     const outcome = run(openApiMetadata(context), 'GET', `${CHANNEL}/products/validate-skus`);
-    expect(outcome.error).toBeUndefined();
-    expect(outcome.openapi).toMatchObject({ openApiRoute: '/v1/channels/{channelId}/products/{productUuid}', pathParams: { productUuid: 'validate-skus' } });
+    expect(outcome.error).toMatchObject({ status: 405, headers: { Allow: 'POST' } });
     expect(run(openApiMetadata(context), 'DELETE', `${CHANNEL}/products/validate-skus`).error).toMatchObject({ status: 405 });
+    // A product whose uuid merely starts like it is still the product path.
+    expect(run(openApiMetadata(context), 'GET', `${CHANNEL}/products/validate-skus2`).openapi).toMatchObject({ pathParams: { productUuid: 'validate-skus2' } });
   });
 
   it('throws a URIError (answered 404) for a bad percent-escape in a path parameter, where the library answers 400', () => {

@@ -10,8 +10,9 @@ import { HTTP_METHODS } from './openapi';
  * on every request, until one matches: most of the edge's validation time, growing with each
  * path the document gains. `openApiMetadata` is the same step with each path compiled once:
  * same order (the library's, most specific first), same path-to-regexp (the validator's own
- * copy) and options, same `req.openapi`, same 404/405 errors. The equivalence with the
- * library's step is unit-tested (route-lookup.spec.ts).
+ * copy) and options, same `req.openapi`, same 404/405 errors, except where the library departs
+ * from OpenAPI (HEAD as GET; a concrete path matched without the method is a 405, not a templated
+ * path's operation). The equivalence with the library's step is unit-tested (route-lookup.spec.ts).
  */
 
 /** The path-to-regexp the validator itself loads, so paths match exactly as it would match them. */
@@ -82,11 +83,14 @@ export function openApiMetadata(openApiContext: OpenApiContext, responseApiDoc?:
     const requestPath = (context.useRequestUrl ? req.url : req.originalUrl).split('?')[0]!;
     const paths = compiledFor(!!req.app.enabled('case sensitive routing'), !!req.app.enabled('strict routing'));
     const method = req.method.toLowerCase();
-    // The first matching path lacking the method: answers 405 unless a later path has it.
+    // The first matching path lacking the method: answers 405 unless a later path as concrete has it.
     let lacking: CompiledPath | undefined;
     for (const p of paths) {
       const match = p.regexp.exec(requestPath);
       if (!match) continue;
+      // OpenAPI matches concrete paths before templated ones: GET /products/validate-skus is a 405
+      // of that path, not a product of that name (the library tries the templated path too).
+      if (lacking && p.paramKeys.length > lacking.paramKeys.length) break;
       const schema = operationOf(context.apiDoc.paths[p.pathKey], method);
       if (!schema) {
         lacking ??= p;
