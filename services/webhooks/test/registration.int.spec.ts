@@ -1,5 +1,6 @@
 import { uniqueSuffix } from '@pf/platform/testing/infra';
 import type { Identity } from '@pf/platform/identity';
+import { ChannelUpdated } from '@pf/platform/events/accounts';
 import { v4, WebhooksHarness } from './support/harness';
 
 const REGISTER = 'mutation($url: String!, $channelId: ID) { registerWebhook(url: $url, channelId: $channelId) { channelId url secret } }';
@@ -62,6 +63,15 @@ describe('webhook registration (POST /webhooks, rule W1; POST /webhooks/secret/r
     const registered = await h.graphql(who, REGISTER, { url: 'https://hooks.example.com/' });
     expect(registered.errors).toBeUndefined();
     expect((await h.sql.query('SELECT url FROM endpoint WHERE channel_id = $1', [id])).rows).toEqual([{ url: 'https://hooks.example.com/' }]);
+  });
+
+  it('keeps a channel in its team: a channel event naming another team changes nothing', async () => {
+    const other = `m${uniqueSuffix()}`;
+    const id = await h.seedChannel(other, 'shop');
+    await h.publish(ChannelUpdated, id, { channelId: id, teamCode: 'intruder', channelCode: 'shop', name: 'shop', active: false, standard: false });
+    // A channel created after it, on the same topic (one partition): once it is there, the event before was applied.
+    await h.seedChannel(other, 'marker');
+    expect((await h.sql.query('SELECT team_code, active FROM channel WHERE channel_id = $1', [id])).rows).toEqual([{ team_code: other, active: true }]);
   });
 
   it('refuses the Standard channel with 403 (after the URL check)', async () => {

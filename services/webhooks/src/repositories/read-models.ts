@@ -37,11 +37,13 @@ export async function findTeamActive(db: Queryable, teamCode: string): Promise<b
   return rows[0]?.active ?? null;
 }
 
+/** A channel never moves to another team: an event that says otherwise changes nothing (as in the orders and stock read models). */
 export async function upsertChannel(db: Queryable, c: ChannelRow): Promise<void> {
   await db.query(
     `INSERT INTO channel (channel_id, team_code, channel_code, active, standard, updated_at) VALUES ($1, $2, $3, $4, $5, now())
-     ON CONFLICT (channel_id) DO UPDATE SET team_code = EXCLUDED.team_code, channel_code = EXCLUDED.channel_code,
-       active = EXCLUDED.active, standard = EXCLUDED.standard, updated_at = now()`,
+     ON CONFLICT (channel_id) DO UPDATE SET channel_code = EXCLUDED.channel_code,
+       active = EXCLUDED.active, standard = EXCLUDED.standard, updated_at = now()
+     WHERE channel.team_code = EXCLUDED.team_code`,
     [c.channelId, c.teamCode, c.channelCode, c.active, c.standard],
   );
 }
