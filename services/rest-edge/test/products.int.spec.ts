@@ -429,6 +429,21 @@ describe('products, SKU validation and shipping methods', () => {
       expect(res.body.violations[0].property).toBe(property);
     });
 
+    it('takes the largest body the limits allow, written all in escapes (1000 SKUs of 255 astral characters: 3 MiB); a body over 4 MiB answers 422 naming body', async () => {
+      // JSON.stringify writes the emoji as UTF-8: escape it by hand, as some clients do.
+      const escaped = (skus: string[]) => JSON.stringify({ skus }).replace(/[\u{10000}-\u{10FFFF}]/gu, (c) => `\\u${c.charCodeAt(0).toString(16)}\\u${c.charCodeAt(1).toString(16)}`);
+      const skus = Array.from({ length: 1000 }, (_, i) => `${'😀'.repeat(250)}${String(i).padStart(5, '0')}`);
+      const body = escaped(skus);
+      expect(body.length).toBeGreaterThan(3_000_000);
+      const res = await edge.call('POST', '/v1/channels/acme-shop/products/validate-skus', { token: acme.shop!.token, rawBody: body });
+      expect(res.status).toBe(200);
+      expect(res.body.data).toHaveLength(1000);
+      expect(res.body.data[7].sku).toBe(skus[7]);
+      const over = await edge.call('POST', '/v1/channels/acme-shop/products/validate-skus', { token: acme.shop!.token, rawBody: `${body}${' '.repeat(1_200_000)}` });
+      expect(over.status).toBe(422);
+      expect(over.body.violations).toEqual([{ property: 'body', message: 'The request body is too large.' }]);
+    });
+
     it('a SKU of exactly 255 characters is accepted', async () => {
       const res = await call('POST', '/products/validate-skus', { body: { skus: ['x'.repeat(255)] } });
       expect(res.status).toBe(200);
