@@ -3,7 +3,7 @@ import http from 'node:http';
 import express from 'express';
 import pg from 'pg';
 import type { EventBus } from '@pf/platform/bus/bus';
-import { InMemoryEventBus } from '@pf/platform/bus/memory';
+import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { ChannelCreated, ChannelUpdated, TeamCreated, TeamUpdated } from '@pf/platform/events/accounts';
 import type { EventDefinition } from '@pf/platform/events/envelope';
 import type { OrderFacts } from '@pf/platform/events/orders';
@@ -11,7 +11,7 @@ import { closeServer, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type Identity, type JwtSignOptions } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
-import { createTestDatabase, eventually, type TestDatabase } from '@pf/platform/testing/infra';
+import { createTestDatabase, deleteTestTopics, eventually, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
 import { createWebhooksService, WEBHOOKS_MIGRATIONS_DIR, type WebhooksInstance, type WebhooksOverrides } from '../../src';
 import type { HostResolver, ResolvedAddress } from '../../src/domain/url-policy';
 
@@ -50,7 +50,7 @@ export const v4 = (address: string): ResolvedAddress => ({ address, family: 4 })
 
 export interface HarnessOptions {
   env?: Record<string, string>;
-  /** Default: a fresh in-memory bus. */
+  /** Default: a bus of its own on the real Kafka broker (own topic prefix), as deployed. */
   bus?: EventBus;
   overrides?: Omit<WebhooksOverrides, 'resolver'>;
   /** Reuse a database (a restart); default: a fresh one. */
@@ -69,7 +69,8 @@ export class WebhooksHarness {
     readonly bus: EventBus,
     readonly instance: WebhooksInstance,
     readonly dns: TableResolver,
-    private readonly ownsBus: boolean,
+    /** The topic prefix of the bus the harness made (closed and deleted on stop); undefined when given one. */
+    private ownTopics: string | undefined,
   ) {
     this.sql = new pg.Pool({ connectionString: db.url, max: 2, options: '-c search_path=webhooks' });
   }
@@ -77,7 +78,17 @@ export class WebhooksHarness {
   static async start(opts: HarnessOptions = {}): Promise<WebhooksHarness> {
     const db = opts.db ?? (await createTestDatabase([{ schema: 'webhooks', migrationsDir: WEBHOOKS_MIGRATIONS_DIR }]));
     const logger = createLogger('webhooks-test', process.env.TEST_LOG_LEVEL ?? 'silent');
-    const bus = opts.bus ?? new InMemoryEventBus(logger, 50);
+    const ownTopics = opts.bus ? undefined : `pf-test-webhooks-${uniqueSuffix()}.`;
+    const bus =
+      opts.bus ??
+      new KafkaEventBus({
+        brokers: testInfra.kafkaBrokers,
+        clientId: 'webhooks-test',
+        topicPrefix: ownTopics!,
+        logger,
+        topicDefaults: { numPartitions: 1, replicationFactor: 1 },
+        handlerRetry: { initialDelayMs: 50, maxDelayMs: 1_000 },
+      });
     const dns = opts.resolver ?? new TableResolver();
     const instance = await createWebhooksService(
       { databaseUrl: db.url, bus, jwt, logger, env: { NODE_ENV: 'test', WEBHOOK_POLL_INTERVAL_MS: '200', ...opts.env } },
@@ -85,7 +96,7 @@ export class WebhooksHarness {
       { currentOrders: (readModel) => readModel, ...opts.overrides, resolver: dns },
     );
     await instance.start();
-    const harness = new WebhooksHarness(db, bus, instance, dns, !opts.bus);
+    const harness = new WebhooksHarness(db, bus, instance, dns, ownTopics);
     const root = express();
     root.use(instance.app);
     harness.server = http.createServer(root);
@@ -96,7 +107,11 @@ export class WebhooksHarness {
   /** Stops this instance (graceful: attempts in flight finish) and starts another on the same database and bus. */
   async restart(opts: Omit<HarnessOptions, 'db' | 'bus' | 'resolver'> = {}): Promise<WebhooksHarness> {
     await this.stopService();
-    return WebhooksHarness.start({ ...opts, db: this.db, bus: this.bus, resolver: this.dns });
+    const next = await WebhooksHarness.start({ ...opts, db: this.db, bus: this.bus, resolver: this.dns });
+    // The bus goes with the instance that runs on it: its stop closes the bus this one made.
+    next.ownTopics = this.ownTopics;
+    this.ownTopics = undefined;
+    return next;
   }
 
   async stopService(): Promise<void> {
@@ -114,7 +129,10 @@ export class WebhooksHarness {
   /** Stops everything and drops the database. */
   async stop(): Promise<void> {
     await this.stopService().catch(() => undefined);
-    if (this.ownsBus) await this.bus.close();
+    if (this.ownTopics !== undefined) {
+      await this.bus.close();
+      await deleteTestTopics(this.ownTopics).catch(() => undefined);
+    }
     await this.db.drop();
   }
 
