@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import express from 'express';
-import { InMemoryEventBus } from '@pf/platform/bus/memory';
+import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { ProductCreated, ProductUpdated, type ProductState } from '@pf/platform/events/catalog';
 import { closeServer, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type Identity } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
 import type { ServiceInstance } from '@pf/platform/service/service';
-import { createTestDatabase, eventually, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
+import { createTestDatabase, deleteTestTopics, eventually, testInfra, uniqueSuffix, type TestDatabase } from '@pf/platform/testing/infra';
 import { stockService } from '../../stock/src';
 import { WEBHOOKS_MIGRATIONS_DIR } from '../src';
 import { jwt, v4, WebhooksHarness } from './support/harness';
@@ -21,7 +21,7 @@ const HOST = 'stock.hooks-test.dev';
 const WINDOW_SECONDS = 40;
 
 /**
- * Stock batching against the REAL stock service (same database, other schema; same bus): stock
+ * Stock batching against the REAL stock service (same database, other schema; the same Kafka broker): stock
  * changes made through its GraphQL API reach the webhooks service as `stock-level.changed`
  * events through stock's outbox; when the window closes, the webhooks service reads the figures
  * from the stock subgraph (a direct call with a service JWT) and sends one webhook per channel.
@@ -30,7 +30,8 @@ describe('stock-level-updated batching', () => {
   let cert: TestCertificate;
   let receiver: TestReceiver;
   let db: TestDatabase;
-  let bus: InMemoryEventBus;
+  let bus: KafkaEventBus;
+  const topicPrefix = `pf-test-stock-batching-${uniqueSuffix()}.`;
   let stock: ServiceInstance;
   let stockServer: http.Server;
   let stockUrl: string;
@@ -57,7 +58,8 @@ describe('stock-level-updated batching', () => {
       { schema: 'webhooks', migrationsDir: WEBHOOKS_MIGRATIONS_DIR },
     ]);
     const logger = createLogger('stock-batching-test', process.env.TEST_LOG_LEVEL ?? 'silent');
-    bus = new InMemoryEventBus(logger, 50);
+    // The real broker between the two services, as deployed.
+    bus = new KafkaEventBus({ brokers: testInfra.kafkaBrokers, clientId: 'stock-batching-test', topicPrefix, logger, topicDefaults: { numPartitions: 1, replicationFactor: 1 } });
     stock = await stockService.create({ databaseUrl: db.url, bus, jwt, logger, env: { NODE_ENV: 'test' } });
     await stock.start();
     const app = express();
@@ -81,6 +83,7 @@ describe('stock-level-updated batching', () => {
     if (stockServer) await closeServer(stockServer);
     await stock?.stop();
     await bus?.close();
+    await deleteTestTopics(topicPrefix).catch(() => undefined);
     await db?.drop();
     await receiver?.stop();
     cert?.remove();
