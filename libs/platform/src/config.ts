@@ -61,7 +61,7 @@ export const env = {
 
 /** The config every service shares: where it runs, how it logs, how identity tokens are verified. */
 export const commonConfigShape = {
-  /** `production` turns off development conveniences (GraphQL introspection, test-only webhook ranges). */
+  /** `production` turns off development conveniences (a subgraph's GraphQL introspection, test-only webhook ranges); the gateway's introspection is `GATEWAY_INTROSPECTION` alone. */
   NODE_ENV: env.oneOf(['production', 'development', 'test'] as const, 'development'),
   /** pino level of the JSON logs on stdout. */
   LOG_LEVEL: env.oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
