@@ -372,7 +372,12 @@ describe('products, SKU validation and shipping methods', () => {
         expect(head.headers['content-type']).toBe(get.headers['content-type']);
         expect(head.headers['service-api-version']).toBe('1.2.0');
       }
-      expect((await edge.call('HEAD', `/v1/channels/acme-shop/products/${UNKNOWN}`, { token: acme.shop!.token })).status).toBe(404);
+      // A problem too: the GET's status and headers, Content-Length included.
+      const missingGet = await edge.call('GET', `/v1/channels/acme-shop/products/${UNKNOWN}`, { token: acme.shop!.token });
+      const missingHead = await edge.call('HEAD', `/v1/channels/acme-shop/products/${UNKNOWN}`, { token: acme.shop!.token });
+      expect(missingHead.status).toBe(404);
+      expect(missingHead.headers['content-type']).toBe(missingGet.headers['content-type']);
+      expect(missingHead.headers['content-length']).toBe(missingGet.headers['content-length']);
     });
   });
 

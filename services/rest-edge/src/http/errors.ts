@@ -107,7 +107,10 @@ export function sendProblem(res: Response, problem: Problem, headers: Record<str
   res.set(headers);
   if (problem.status === 401) res.setHeader('WWW-Authenticate', WWW_AUTHENTICATE);
   res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
-  res.end(JSON.stringify(problem.toBody()));
+  const body = JSON.stringify(problem.toBody());
+  // Set here, not left to Node: Node leaves it out of a HEAD answer, which should have the GET's headers.
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
 }
 
 /**
