@@ -355,7 +355,8 @@ describe('products, SKU validation and shipping methods', () => {
         const res = await edge.call(method, '/v1/channels/acme-shop/products/validate-skus', { token: acme.shop!.token });
         expect(res.status).toBe(405);
         expect(res.headers.allow).toBe('POST');
-        if (method === 'GET') expect(res.body).toMatchObject({ type: `${PROBLEM_TYPE_BASE}method-not-allowed`, status: 405 });
+        // The document has no schema of its own for a 405 (its description promises one): the whole body here.
+        if (method === 'GET') expect(res.body).toEqual({ type: `${PROBLEM_TYPE_BASE}method-not-allowed`, title: 'Method Not Allowed', status: 405, detail: expect.any(String) });
       }
       const malformed = await edge.call('GET', '/v1/channels/acme-shop/products/%E0%A4%A', { token: acme.shop!.token });
       expect(malformed.status).toBe(404);

@@ -318,8 +318,7 @@ describe('webhook delivery to a real HTTPS receiver', () => {
       const fresh = await other.rotate(channelId);
       receiver.trust(`${code}-new`, fresh);
     } finally {
-      await other.stopService();
-      await other.bus.close();
+      await other.stopReplica();
     }
     const second = orderFacts(channelId);
     await h.publish(OrderCreated, second.orderUuid, { order: second });

@@ -88,8 +88,7 @@ describe('order events applied in runs', () => {
       await other.instance.worker.stop();
       fresh = await other.rotate(a.channelId);
     } finally {
-      await other.stopService();
-      await other.bus.close();
+      await other.stopReplica();
     }
     const [oa, ob] = [orderFacts(a.channelId), orderFacts(b.channelId)];
     const run = [OrderCreated.create(oa.orderUuid, { order: oa }), OrderCreated.create(ob.orderUuid, { order: ob })];

@@ -126,8 +126,7 @@ describe('webhook queue across restarts', () => {
       expect(new Set(got.map((r) => r.deliveryId)).size).toBe(300);
       expect(await second.instance.deps.pool.query("SELECT count(*)::int AS n FROM delivery_attempt a JOIN delivery d ON d.id = a.delivery_id WHERE d.channel_id = $1", [channelId])).toMatchObject({ rows: [{ n: 300 }] });
     } finally {
-      await second.stopService();
-      await second.bus.close();
+      await second.stopReplica();
     }
   }, 90_000);
 });

@@ -41,8 +41,9 @@ export class ChannelLoad {
   }
 
   /**
-   * An attempt of the channel finished. Returns true when a claim could now take more of the
-   * channel's rows than before (it was at its limit, or it stopped being slow): wake the loop.
+   * An attempt of the channel finished. Returns true when a claim could now take more rows than
+   * before: the channel's (it was at its limit, or it stopped being slow), or any slow channel's
+   * (their room together had run out): wake the loop.
    */
   finished(channel: string, startedAt: number, at: number): boolean {
     const before = this.roomOf(channel, at);

@@ -131,7 +131,9 @@ export class WebhookSender {
         keepAlive: true,
         maxSockets: opts.maxSockets ?? 64,
         maxFreeSockets: 64,
-        // Node sets it on a socket when the socket is set free and closes the socket when it fires.
+        // An idle limit on every socket: a free one is closed when it fires (the agent's onTimeout); on a
+        // request in flight it only emits 'timeout', which nothing here listens to (the attempt's own
+        // timer decides; never add a request 'timeout' listener that would cut it short).
         timeout: opts.idleSocketTimeoutMs ?? DEFAULT_IDLE_SOCKET_TIMEOUT_MS,
         scheduling: 'lifo',
         // Connections go only to checked public addresses and are verified against the host name.

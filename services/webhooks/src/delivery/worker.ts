@@ -128,13 +128,14 @@ export class DeliveryWorker {
         }
         this.notified = false;
         const limit = Math.min(free, this.opts.claimBatch);
-        const fullBefore = this.channels.full(Date.now()).length;
+        const now = Date.now();
+        const fullBefore = this.channels.full(now).length;
         const claimed = await claimDueDeliveries(this.opts.pool, {
           limit,
           leaseSeconds: this.opts.leaseSeconds,
           maxAttempts: this.maxAttempts,
-          channelRoom: this.channels.limits(Date.now()),
-          limitedTotal: this.channels.slowRoom(Date.now()),
+          channelRoom: this.channels.limits(now),
+          limitedTotal: this.channels.slowRoom(now),
         });
         for (const delivery of claimed) this.dispatch(delivery);
         failures = 0;

@@ -207,6 +207,9 @@ describe('webhook URL policy (rule W1)', () => {
     const failed = await checkWebhookUrl('https://servfail.example.com/', resolver);
     expect(failed).toMatchObject({ ok: false, refusal: { code: 'dns-failure', message: 'The host name could not be resolved (ESERVFAIL).' } });
     expect(JSON.stringify(failed)).not.toContain('10.0.0.53');
+    // Nor the IPv4 address inside a NAT64 answer (what DNS64 makes of a split-horizon name).
+    const nat64 = await checkWebhookUrl('https://dns64.example.com/', { resolve: async () => [{ address: '64:ff9b::a00:35', family: 6 }] });
+    expect(nat64).toMatchObject({ ok: false, refusal: { message: 'The host name resolves to a NAT64 address of a private address; every address it resolves to must be public.' } });
   });
 
   it('accepts configured extra ranges (tests, local development) and nothing more', async () => {

@@ -264,7 +264,8 @@ function judgeIPv6(addr: ipaddr.IPv6, policy: AddressPolicy): AddressVerdict {
   const range = addr.range();
   const embedded = (what: string, v4: ipaddr.IPv4): AddressVerdict => {
     const verdict = judgeIPv4(v4, policy);
-    return verdict.public ? verdict : { public: false, reason: `${what} embedding ${v4.toString()}, ${verdict.reason}` };
+    // The kind of the embedded address, not the address: a name's AAAA answer (DNS64) must not map it.
+    return verdict.public ? verdict : { public: false, reason: `${what} of ${verdict.reason}` };
   };
   const bytes = addr.toByteArray();
   const v4At = (offset: number, invert = false) =>

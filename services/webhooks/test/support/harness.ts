@@ -126,15 +126,27 @@ export class WebhooksHarness {
     }
   }
 
+  /** Stops a second instance on another's database: the service and its own bus (topics deleted), not the database. */
+  async stopReplica(): Promise<void> {
+    await this.stopService();
+    await this.closeOwnBus();
+  }
+
   /** Stops everything and drops the database. */
   async stop(): Promise<void> {
     await this.stopService().catch(() => undefined);
-    if (this.ownTopics !== undefined) {
-      await this.bus.close();
-      await deleteTestTopics(this.ownTopics).catch(() => undefined);
-    }
+    await this.closeOwnBus();
     await this.db.drop();
   }
+  /** Closes the bus this harness made, and deletes its topics (a bus it was given is the giver's). */
+  private async closeOwnBus(): Promise<void> {
+    if (this.ownTopics === undefined) return;
+    const topics = this.ownTopics;
+    this.ownTopics = undefined;
+    await this.bus.close();
+    await deleteTestTopics(topics).catch(() => undefined);
+  }
+
 
   async graphql<T = Record<string, unknown>>(identity: Identity, query: string, variables: Record<string, unknown> = {}) {
     const res = await fetch(`${this.base}/graphql`, {
