@@ -135,9 +135,7 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
     return { instance, url: `http://127.0.0.1:${port}/graphql`, stop };
   }
 
-  const accounts = await serve(accountsService, {});
-  const catalog = await serve(catalogService, {});
-  const stock = await serve(stockService, {});
+  let accounts: OrdersInstance, catalog: OrdersInstance, stock: OrdersInstance, orders: OrdersInstance;
   const ordersEnv = (extra: Record<string, string> = {}) => ({
     ORDERS_DB_POOL_MAX: '8',
     ORDERS_PRISMA_POOL_MAX: '2',
@@ -146,7 +144,19 @@ export async function startSystem(opts: SystemOptions = {}): Promise<OrdersSyste
     ...opts.ordersEnv,
     ...extra,
   });
-  const orders = await serve(ordersService, ordersEnv(), opts.startOrders ?? true);
+  try {
+    accounts = await serve(accountsService, {});
+    catalog = await serve(catalogService, {});
+    stock = await serve(stockService, {});
+    orders = await serve(ordersService, ordersEnv(), opts.startOrders ?? true);
+  } catch (err) {
+    // Undone here: the caller gets no system to close, and a Kafka client left open keeps jest from exiting.
+    for (const stop of [...stops].reverse()) await stop().catch(() => undefined);
+    await bus.close().catch(() => undefined);
+    if (kafka) await deleteTestTopics(topicPrefix).catch(() => undefined);
+    await db.drop().catch(() => undefined);
+    throw err;
+  }
   const pool = new pg.Pool({ connectionString: db.url, max: 3 });
   // pool.end() resolves before its clients have closed; the DROP DATABASE ... WITH (FORCE) that
   // follows may terminate one, and an idle client's error must not fail the suite.

@@ -172,41 +172,55 @@ export async function startSystem(opts: SystemOptions = {}): Promise<System> {
     return `http://127.0.0.1:${port}`;
   }
 
+  /** What startSystem made so far, undone when a later step fails (a Kafka client left open would keep jest from exiting). */
+  const undoStart = async () => {
+    await Promise.all(servers.map((s) => closeServer(s).catch(() => undefined)));
+    for (const stop of [...stoppers].reverse()) await stop().catch(() => undefined);
+    await bus.close().catch(() => undefined);
+    if (bus instanceof KafkaEventBus) await deleteTestTopics(topicPrefix).catch(() => undefined);
+    await db.drop().catch(() => undefined);
+  };
   const subgraphUrls: Record<string, string> = {};
-  for (const def of services) {
-    const ordersEnv = def === ordersService ? (typeof opts.ordersEnv === 'function' ? await opts.ordersEnv({ ...subgraphUrls }) : opts.ordersEnv) : undefined;
-    const instance: ServiceInstance = await def.create({
-      databaseUrl: db.url,
-      bus,
+  let gateway: Awaited<ReturnType<typeof createGateway>>;
+  let gatewayUrl: string;
+  try {
+    for (const def of services) {
+      const ordersEnv = def === ordersService ? (typeof opts.ordersEnv === 'function' ? await opts.ordersEnv({ ...subgraphUrls }) : opts.ordersEnv) : undefined;
+      const instance: ServiceInstance = await def.create({
+        databaseUrl: db.url,
+        bus,
+        jwt: jwtOptions,
+        logger: logs.logger.child({ service: def.name }),
+        env: {
+          NODE_ENV: 'test',
+          ACCOUNTS_DB_POOL_MAX: '4',
+          CATALOG_DB_POOL_MAX: '4',
+          STOCK_DB_POOL_MAX: '4',
+          WEBHOOKS_DB_POOL_MAX: '2',
+          WEBHOOKS_QUEUE_POOL_MAX: '2',
+          // The orders service holds stock on the stock subgraph started before it.
+          ...(def === ordersService ? { ORDERS_DB_POOL_MAX: '6', ORDERS_PRISMA_POOL_MAX: '2', STOCK_URL: subgraphUrls.stock!, ...ordersEnv } : {}),
+          // A resend asks the orders subgraph when it runs; otherwise nothing answers there (port 9) and the read model serves.
+          ...(def === webhooksService ? { ORDERS_URL: subgraphUrls.orders ?? 'http://127.0.0.1:9/graphql' } : {}),
+        },
+      });
+      stoppers.push(() => instance.stop());
+      await instance.start();
+      subgraphUrls[def.name] = `${await serve(instance.app)}/graphql`;
+    }
+    gateway = await createGateway({
+      supergraphSdl: opts.catalog || opts.orders || opts.webhooks ? composeSupergraph() : await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
+      subgraphUrls,
       jwt: jwtOptions,
-      logger: logs.logger.child({ service: def.name }),
-      env: {
-        NODE_ENV: 'test',
-        ACCOUNTS_DB_POOL_MAX: '4',
-        CATALOG_DB_POOL_MAX: '4',
-        STOCK_DB_POOL_MAX: '4',
-        WEBHOOKS_DB_POOL_MAX: '2',
-        WEBHOOKS_QUEUE_POOL_MAX: '2',
-        // The orders service holds stock on the stock subgraph started before it.
-        ...(def === ordersService ? { ORDERS_DB_POOL_MAX: '6', ORDERS_PRISMA_POOL_MAX: '2', STOCK_URL: subgraphUrls.stock!, ...ordersEnv } : {}),
-        // A resend asks the orders subgraph when it runs; otherwise nothing answers there (port 9) and the read model serves.
-        ...(def === webhooksService ? { ORDERS_URL: subgraphUrls.orders ?? 'http://127.0.0.1:9/graphql' } : {}),
-      },
+      logger: logs.logger.child({ service: 'gateway' }),
     });
-    await instance.start();
-    stoppers.push(() => instance.stop());
-    subgraphUrls[def.name] = `${await serve(instance.app)}/graphql`;
+    stoppers.push(() => gateway.stop());
+    gatewayUrl = `${await serve(gateway.app)}/graphql`;
+  } catch (err) {
+    await undoStart();
+    throw err;
   }
   const accountsUrl = subgraphUrls.accounts!;
-
-  const gateway = await createGateway({
-    supergraphSdl: opts.catalog || opts.orders || opts.webhooks ? composeSupergraph() : await readFile(DEFAULT_SUPERGRAPH_PATH, 'utf8'),
-    subgraphUrls,
-    jwt: jwtOptions,
-    logger: logs.logger.child({ service: 'gateway' }),
-  });
-  stoppers.push(() => gateway.stop());
-  const gatewayUrl = `${await serve(gateway.app)}/graphql`;
 
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   const edges = new Set<RunningEdge>();
