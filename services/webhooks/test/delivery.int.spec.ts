@@ -373,6 +373,37 @@ describe('webhook delivery to a real HTTPS receiver', () => {
       expect(badType.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'validation-failed', violations: [{ property: 'notificationType' }] });
     }, 30_000);
 
+    it('answers the webhook already waiting for a repeated request (same order, type, bytes and secret); a changed order or a rotated secret makes a new one', async () => {
+      const { channelId, code } = await channelWithUrl('resend-repeat');
+      const order = orderFacts(channelId, { orderNumber: 'R-2' });
+      await h.publish(OrderCreated, order.orderUuid, { order });
+      await arrived(code, 1);
+      const who: Identity = { kind: 'channel', teamCode: team, channelId };
+      const resend = async () => (await h.graphql<{ resendWebhook: { deliveryId: string } }>(who, RESEND, { o: order.orderUuid, t: 'order-status-updated' })).data!.resendWebhook.deliveryId;
+      const resends = async () => (await h.sql.query("SELECT count(*)::int AS n FROM delivery WHERE channel_id = $1 AND origin = 'resend'", [channelId])).rows[0].n;
+      // The receiver hangs: the first resend stays open (being sent, then waiting to be retried) for seconds.
+      receiver.setDefault({ hang: true });
+      try {
+        const first = await resend();
+        expect(await resend()).toBe(first);
+        expect(await resend()).toBe(first);
+        expect(await resends()).toBe(1);
+        // The order changed: another webhook (other bytes), though the first is still open.
+        const held = { ...order, status: 'holding', updatedAt: new Date(Date.now() + 1000).toISOString() };
+        await h.publish(OrderStatusChanged, order.orderUuid, { order: held, originalStatus: 'draft', currentStatus: 'holding' });
+        await eventually(async () => ((await h.sql.query("SELECT 1 FROM order_view WHERE order_uuid = $1 AND status = 'holding'", [order.orderUuid])).rowCount ? true : undefined));
+        const afterChange = await resend();
+        expect(afterChange).not.toBe(first);
+        // A rotated secret: another webhook (signed with the new one).
+        receiver.trust('resend-repeat-new', await h.rotate(channelId));
+        const afterRotation = await resend();
+        expect(new Set([first, afterChange, afterRotation]).size).toBe(3);
+        expect(await resends()).toBe(3);
+      } finally {
+        receiver.setDefault({ status: 200 });
+      }
+    }, 30_000);
+
     it('answers the same 422 for an unknown order and for one the channel may not see (rule O1)', async () => {
       const { channelId } = await channelWithUrl('resend-o1');
       const sibling = await channelWithUrl('resend-o1-sibling');

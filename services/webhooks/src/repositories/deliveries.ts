@@ -27,6 +27,29 @@ export const DELIVERY_CHANNEL = 'pf_webhooks_delivery';
  * Queues deliveries, due at once, and NOTIFYs the workers (delivered on commit). A second
  * delivery for the same source event and channel is ignored (its id is not returned).
  */
+/**
+ * The open resend (pending or being sent) of the channel with exactly these bytes, signed with this
+ * secret version, if there is one; the caller holds the resend's lock (lockResendKey).
+ */
+export async function findOpenResend(
+  db: Queryable,
+  d: Pick<NewDelivery, 'channelId' | 'orderUuid' | 'notificationType' | 'body' | 'secretVersion'>,
+): Promise<{ id: string; createdAt: Date } | null> {
+  const { rows } = await db.query<{ id: string; created_at: Date }>(
+    `SELECT id, created_at FROM delivery
+      WHERE channel_id = $1 AND order_uuid = $2 AND notification_type = $3 AND origin = 'resend' AND status IN ('pending', 'sending')
+        AND secret_version = $4 AND body = $5
+      ORDER BY created_at DESC LIMIT 1`,
+    [d.channelId, d.orderUuid, d.notificationType, d.secretVersion, d.body],
+  );
+  return rows[0] ? { id: rows[0].id, createdAt: rows[0].created_at } : null;
+}
+
+/** Serialises the resends of one order and type to one channel until the transaction ends. */
+export async function lockResendKey(db: Queryable, channelId: string, orderUuid: string | null, notificationType: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhooks.resend:${channelId}:${orderUuid}:${notificationType}`]);
+}
+
 export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDelivery[]): Promise<string[]> {
   if (deliveries.length === 0) return [];
   const cols = (f: (d: NewDelivery) => unknown) => deliveries.map(f);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mayQueueNewWebhooks } from '../domain/delivery-rules';
 import { serialiseBody, signBody, type NotificationType } from '../domain/notifications';
 import type { Tx } from '../repositories/db';
-import { insertDeliveries, type DeliveryOrigin, type NewDelivery } from '../repositories/deliveries';
+import { findOpenResend, insertDeliveries, lockResendKey, type DeliveryOrigin, type NewDelivery } from '../repositories/deliveries';
 import { endpointForQueueing, teamEndpointsForQueueing, type QueueingEndpoint } from '../repositories/endpoints';
 import type { WebhooksDeps } from './deps';
 
@@ -39,25 +39,31 @@ export function signedNow(deps: WebhooksDeps, endpoint: QueueingEndpoint, body: 
 }
 
 /**
- * Queues a NEW webhook to one channel, in the caller's transaction, if the channel may get one:
- * a registered URL (rule W2), active, not the Standard channel. The registration stays
+ * Queues a resend to one channel, in the caller's transaction, if the channel may get a new
+ * webhook: a registered URL (rule W2), active, not the Standard channel. The registration stays
  * share-locked until the transaction ends, so a rotation either happened before (new secret) or
  * waits until this delivery is queued (and it keeps the old signature, as the contract says).
- * @returns the delivery id, or null when nothing was queued
+ *
+ * Unless the same webhook is waiting already: an open resend of the order and type with the same
+ * bytes, signed with the same secret, is answered instead. A shop repeating its request gets the
+ * one delivery, and a shop aiming resends at a URL (each delivery retried up to five times) gets no
+ * more deliveries than that. A changed order or a rotated secret makes a new webhook.
+ * @returns the delivery and when it was queued, or null when nothing may be queued
  */
-export async function queueForChannel(
+export async function queueResend(
   deps: WebhooksDeps,
   tx: Tx,
   channelId: string,
   build: (endpoint: QueueingEndpoint) => Notification,
-  origin: DeliveryOrigin,
-  sourceEventId: string | null,
-): Promise<string | null> {
+): Promise<{ id: string; queuedAt: Date } | null> {
   const endpoint = await endpointForQueueing(tx, channelId);
   if (!endpoint || !mayQueueNewWebhooks(endpoint.channel, endpoint.url)) return null;
-  const delivery = prepare(deps, endpoint, build(endpoint), origin, sourceEventId);
+  const delivery = prepare(deps, endpoint, build(endpoint), 'resend', null);
+  await lockResendKey(tx, channelId, delivery.orderUuid, delivery.notificationType);
+  const waiting = await findOpenResend(tx, delivery);
+  if (waiting) return { id: waiting.id, queuedAt: waiting.createdAt };
   const [id] = await insertDeliveries(tx, [delivery]);
-  return id ?? null;
+  return id ? { id, queuedAt: new Date() } : null;
 }
 
 /** Queues one webhook to every channel of the team that may get one (the stock webhook). */

@@ -17,7 +17,7 @@ import { findStoredDelivery, insertDeliveries } from '../repositories/deliveries
 import { endpointForQueueing } from '../repositories/endpoints';
 import type { CurrentOrder } from '../orders/current-orders';
 import type { WebhooksDeps } from './deps';
-import { queueForChannel, signedNow, type Notification } from './queueing';
+import { queueResend, signedNow, type Notification } from './queueing';
 
 /** What a resend answers: the delivery it queued. */
 export interface QueuedWebhook {
@@ -95,9 +95,9 @@ export async function resendWebhook(
   if (!order) throw orderNotFound();
 
   return inTransaction(deps.pool, async (tx) => {
-    const id = await queueForChannel(deps, tx, ref.channelId, () => currentStateNotification(type, order), 'resend', null);
-    if (!id) throw await notQueueable(deps, ref.channelId);
-    return { deliveryId: id, notificationType: type, orderUuid: order.orderUuid, status: 'pending' as const, queuedAt: new Date() };
+    const queued = await queueResend(deps, tx, ref.channelId, () => currentStateNotification(type, order));
+    if (!queued) throw await notQueueable(deps, ref.channelId);
+    return { deliveryId: queued.id, notificationType: type, orderUuid: order.orderUuid, status: 'pending' as const, queuedAt: queued.queuedAt };
   });
 }
 
