@@ -56,6 +56,15 @@ describe('stock visibility across teams', () => {
     });
   });
 
+  it('a deleted product resolves to null for channels and merchants, as in the catalog; services still see it', async () => {
+    const gone = await h.product('mine', { sku: 'GONE-SKU' });
+    await h.updateProduct(gone, { deleted: true });
+    const representations = [{ __typename: 'Product', uuid: gone.productUuid }];
+    expect(await h.ok(channelOf('mine'), PRODUCT_FIGURE, { representations })).toEqual({ _entities: [null] });
+    expect(await h.ok(backOffice('mine'), PRODUCT_FIGURE, { representations })).toEqual({ _entities: [null] });
+    expect(await h.ok(ordersService, PRODUCT_FIGURE, { representations })).toEqual({ _entities: [{ uuid: gone.productUuid, stock: 0 }] });
+  });
+
   it('integrations see figures, never warehouses, per-warehouse stock or holds', async () => {
     const res = await h.gql(channelOf('mine'), PRODUCT_STOCK, { representations: [{ __typename: 'Product', uuid: mine.productUuid }] });
     expect(res.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'forbidden' });

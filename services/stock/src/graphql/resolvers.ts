@@ -60,7 +60,13 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
       ctx.stock.unconsumeHolds(ctx.identity, args.orderUuid, args.holdIds),
   },
   Product: {
-    __resolveReference: (ref: { uuid: string }, ctx: StockContext) => ctx.products.load(ref.uuid.toLowerCase()),
+    // A deleted product is no entity for channels and merchants, as in the catalog (only services,
+    // which old orders' lines lead to, see it): a figure beside the catalog's null made the gateway
+    // fail the whole product (Product.name cannot be null) on an order line of a deleted product.
+    __resolveReference: async (ref: { uuid: string }, ctx: StockContext) => {
+      const found = await ctx.products.load(ref.uuid.toLowerCase());
+      return found && (!found.product.deleted || ctx.identity.kind === 'service') ? found : null;
+    },
     uuid: (p: ProductStock) => p.product.uuid,
     stock: (p: ProductStock) => p.stock,
     warehouseStock: (p: ProductStock, _: unknown, ctx: StockContext) => ctx.stock.warehouseStockOf(ctx.identity, p),
