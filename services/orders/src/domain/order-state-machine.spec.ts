@@ -164,6 +164,11 @@ describe('order state machine: the rows of section 3', () => {
       });
     }
     expect(decide(order('draft'), 'not-sent', { now }).kind).toBe('refused');
+    // Not once a parcel was dispatched: it was sent.
+    expect(decide(order('processing', earlier, ['dispatched', 'draft']), 'not-sent', { now })).toMatchObject({
+      kind: 'refused',
+      detail: 'A fulfilment of the order has already been dispatched.',
+    });
   });
 });
 

@@ -229,12 +229,13 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     holds: 'release',
     timer: 'clear',
   },
-  // Spec: confirmed + could not be sent -> holding, confirmedAt kept.
+  // Spec: confirmed + could not be sent -> holding, confirmedAt kept. Ours: not once a parcel was
+  // dispatched (it was sent; holding would then refuse every merchant action until the rest finish).
   {
     row: 8,
     trigger: 'not-sent',
     from: ['queued', 'scheduled', 'processing', 'back-order', 'error'],
-    guard: confirmedOnly,
+    guard: (o) => confirmedOnly(o) ?? nothingShipped(o),
     to: 'holding',
     confirmedAt: 'keep',
     fulfilments: 'keep',
