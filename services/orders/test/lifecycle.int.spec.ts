@@ -295,6 +295,13 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       // Queueing it again abandons the schedule: no longer scheduled, scheduledAt null.
       const requeued = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: q.uuid })).queueOrder;
       expect(requeued).toMatchObject({ status: 'queued', scheduledAt: null, confirmedAt: q.confirmedAt });
+      // Queueing a queued order restarts its countdown: the same fulfilments and holds, a later fulfillableFrom.
+      const heldBefore = await holdsOf(s, q.uuid);
+      await new Promise((r) => setTimeout(r, 20));
+      const restarted = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: q.uuid })).queueOrder;
+      expect(restarted).toMatchObject({ status: 'queued', confirmedAt: q.confirmedAt, fulfilments: requeued.fulfilments });
+      expect(Date.parse(restarted.fulfillableFrom)).toBeGreaterThan(Date.parse(requeued.fulfillableFrom));
+      expect(await holdsOf(s, q.uuid)).toEqual(heldBefore);
       const p = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: (await create()).uuid })).processOrderNow;
       expect(p.status).toBe('processing');
       expect(p.confirmedAt).not.toBeNull();

@@ -179,6 +179,11 @@ describe('order state machine: merchant actions and timers (our rows)', () => {
     expect(decide(order('holding', null), 'queue', { now })).toMatchObject({ kind: 'move', to: 'queued', confirmedAt: now });
   });
 
+  it('row 9: queueing a queued order restarts its countdown, until something reached a supplier', () => {
+    expect(decide(order('queued', earlier, ['draft']), 'queue', { now })).toMatchObject({ kind: 'move', row: 9, to: 'queued', confirmedAt: earlier, timer: 'countdown' });
+    expect(decide(order('queued', earlier, ['processing']), 'queue', { now })).toEqual({ kind: 'refused', detail: 'A fulfilment of the order has already reached a supplier.' });
+  });
+
   it('row 10: schedule needs a time in the future', () => {
     expect(decide(order('draft'), 'schedule', { now, scheduledAt: future })).toMatchObject({ kind: 'move', row: 10, to: 'scheduled', confirmedAt: now, timer: 'schedule' });
     expect(decide(order('queued', earlier, ['draft']), 'schedule', { now, scheduledAt: future })).toMatchObject({ kind: 'move', to: 'scheduled', confirmedAt: earlier });

@@ -243,7 +243,8 @@ export const TRANSITIONS: readonly TransitionRow[] = [
     timer: 'clear',
   },
   // Ours: merchant actions that confirm when needed (section 3: queueing, scheduling or processing sets confirmedAt).
-  { row: 9, trigger: 'queue', from: ['draft', 'scheduled', 'holding', 'error'], guard: nothingSent, to: 'queued', confirmedAt: 'set-if-null', fulfilments: 'ensure', holds: 'keep', timer: 'countdown' },
+  // Queueing a queued order restarts its countdown (the merchant wants more time before it is sent).
+  { row: 9, trigger: 'queue', from: ['draft', 'queued', 'scheduled', 'holding', 'error'], guard: nothingSent, to: 'queued', confirmedAt: 'set-if-null', fulfilments: 'ensure', holds: 'keep', timer: 'countdown' },
   {
     row: 10,
     trigger: 'schedule',
