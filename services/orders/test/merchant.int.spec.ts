@@ -73,6 +73,13 @@ describe('merchant side: entered and imported orders, dashboards through the sup
     expect(long.violations?.map((v: any) => v.property)).toEqual(['input.shippingDetails.firstName']);
     const nul = await s.problem(t.backOffice, ENTER_ORDER, { input: orderInput('m-nul', [['SKU-A', 1]], { shippingDetails: { firstName: 'a\u0000b', city: 'Leeds', address1: '1 Road', country: { code: 'GB' } } }) });
     expect(nul.violations?.map((v: any) => v.property)).toEqual(['input.shippingDetails.firstName']);
+    // A schedule is a time ahead, as scheduleOrder asks.
+    const past = await s.problem(t.backOffice, ENTER_ORDER, { input: orderInput('m-past', [['SKU-A', 1]], { scheduledAt: new Date(Date.now() - 60_000).toISOString() }) });
+    expect(past.violations).toEqual([{ property: 'input.scheduledAt', message: 'Must be in the future.' }]);
+    const ahead = new Date(Date.now() + 3_600_000).toISOString();
+    expect((await s.ok<any>(t.backOffice, ENTER_ORDER, { input: orderInput(`m-${uniqueSuffix()}`, [['SKU-A', 1]], { scheduledAt: ahead }) })).enterOrder.scheduledAt).toBe(ahead);
+    const { rows: refused } = await s.pool.query(`SELECT count(*)::int AS n FROM orders.orders WHERE order_number IN ('m-bad', 'm-long', 'm-nul', 'm-past')`);
+    expect(refused[0].n).toBe(0);
     const outbox = (await s.outboxAfter()).filter((e) => e.event_key === o.uuid);
     expect(outbox.map((e) => [e.envelope.type, e.envelope.payload.order.origin])).toEqual([['order.created', 'merchant-app']]);
     // Amending it is as strict: an unmatched SKU is refused, not dropped.

@@ -38,8 +38,11 @@ describe('warehouses and stock (back-office)', () => {
     expect(await h.problem(backOffice(team), CREATE_WAREHOUSE, { input: { code: 'leeds', name: 'Again', countryCode: 'GB' } })).toMatchObject({ problemType: 'conflict' });
     // Another team may use the same code.
     await h.ok(backOffice('otherwh'), CREATE_WAREHOUSE, { input: { code: 'leeds', name: 'Theirs', countryCode: 'FR' } });
-    const { updateWarehouse } = await h.ok(backOffice(team), UPDATE_WAREHOUSE, { id: createWarehouse.id, input: { name: 'Leeds North', countryCode: 'IE', enabled: false } });
+    const { updateWarehouse } = await h.ok(backOffice(team), UPDATE_WAREHOUSE, { id: createWarehouse.id, input: { name: 'Leeds North', countryCode: 'ie', enabled: false } });
     expect(updateWarehouse).toMatchObject({ code: 'leeds', name: 'Leeds North', countryCode: 'IE', enabled: false });
+    // A country in lower case is taken, and kept in upper case (as orders take a destination).
+    const { createWarehouse: york } = await h.ok(backOffice('otherwh'), CREATE_WAREHOUSE, { input: { code: 'york', name: 'York', countryCode: 'gb' } });
+    expect(york.countryCode).toBe('GB');
     const { warehouses } = await h.ok(backOffice(team), '{ warehouses { code name enabled } }');
     expect(warehouses).toEqual([{ code: 'leeds', name: 'Leeds North', enabled: false }]);
   });

@@ -11,7 +11,7 @@ import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
 import { insertOrder, lockApiOrderRead, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
 import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, teamActive, teamActiveRead } from '../repositories/read-model-repository';
-import { inTransaction, newUuidOf, uniqueViolation, type OrdersDeps } from './deps';
+import { inTransaction, newUuidOf, nowOf, uniqueViolation, type OrdersDeps } from './deps';
 import { orderEvents } from './events';
 import { followStock } from './stock-fulfillability';
 import { applyMove, changeContext, holdLines, releaseHolds, stockShortProblem, undoHoldOnRollback, type ChangeContext } from './transitions';
@@ -128,6 +128,10 @@ export async function enterOrder(deps: OrdersDeps, identity: Identity, input: Or
   // Named as the mutation's argument (`input.shippingDetails.city`), as every back-office refusal
   // is; createOrder's names are the REST fields the edge passes on (`shippingDetails.city`).
   const wanted = validated({ ...input, strictSkus: true }, 'input.');
+  // As scheduleOrder: a merchant's schedule is a time ahead (a shop's past one is dropped at confirm).
+  if (wanted.scheduledAt && wanted.scheduledAt.getTime() <= nowOf(deps).getTime()) {
+    throw Problem.validation([{ property: 'input.scheduledAt', message: 'Must be in the future.' }]);
+  }
   await requireActiveTeam(deps.pool, teamCode);
   const lines = await matchedLines(deps, teamCode, wanted, true, 'input.');
   const channelId = (await standardChannelOf(deps.pool, teamCode)) ?? `${teamCode}-standard`;

@@ -1,6 +1,6 @@
 import { isCountryCode } from '@pf/platform/countries';
 import { feedPage, FEED_MAX_PAGE_SIZE } from './feed';
-import { countryCodeViolations, deltaViolations, holdLinesViolations, isHoldId, reasonViolations, warehouseCodeViolations } from './validation';
+import { countryCodeViolations, deltaViolations, holdLinesViolations, isHoldId, reasonViolations, warehouseCodeViolations, warehouseCountryCode } from './validation';
 
 const UUID = '2f1c7c4e-8d5b-4a53-9a53-0c2b1d6c7e10';
 
@@ -16,9 +16,12 @@ describe('stock input rules', () => {
     expect(warehouseCodeViolations('print-on-demand', 'input.code')).toEqual([{ property: 'input.code', message: expect.stringMatching(/reserved/) }]);
   });
 
-  it('accepts only assigned ISO 3166-1 alpha-2 codes in upper case', () => {
+  it('accepts only assigned ISO 3166-1 alpha-2 codes, in either case', () => {
     expect(isCountryCode('GB') && isCountryCode('NL') && isCountryCode('US')).toBe(true);
-    for (const bad of ['gb', 'UK', 'XX', 'GBR', '']) expect(countryCodeViolations(bad, 'countryCode')).toHaveLength(1);
+    for (const bad of ['UK', 'uk', 'XX', 'GBR', '', 'g']) expect(countryCodeViolations(bad, 'countryCode')).toHaveLength(1);
+    // Either case, kept in upper case (as orders take a destination).
+    for (const good of ['GB', 'gb', 'Nl']) expect(countryCodeViolations(good, 'countryCode')).toEqual([]);
+    expect(warehouseCountryCode('nl')).toBe('NL');
   });
 
   it('requires a reason and a non-zero whole delta', () => {

@@ -35,8 +35,13 @@ export function nameViolations(name: string, property: string): Violation[] {
   return length >= 1 && length <= MAX_NAME_LENGTH ? [] : [{ property, message: `Must be 1-${MAX_NAME_LENGTH} characters.` }];
 }
 
+/** A warehouse's country as kept: upper case, whichever case was sent (as orders take it). */
+export function warehouseCountryCode(code: string): string {
+  return code.toUpperCase();
+}
+
 export function countryCodeViolations(code: string, property: string): Violation[] {
-  return isCountryCode(code) ? [] : [{ property, message: 'Must be an ISO 3166-1 alpha-2 country code in upper case (e.g. GB).' }];
+  return isCountryCode(warehouseCountryCode(code)) ? [] : [{ property, message: 'Must be an ISO 3166-1 alpha-2 country code (e.g. GB).' }];
 }
 
 export function reasonViolations(reason: string, property: string): Violation[] {

@@ -3,7 +3,7 @@ import type { Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { authoriseChange, authoriseWarehouseStockRead, maySeeTeam, teamForBackOfficeRead, teamForChange } from '../domain/authorisation';
 import type { Warehouse } from '../domain/model';
-import { countryCodeViolations, isUuid, nameViolations, warehouseCodeViolations } from '../domain/validation';
+import { countryCodeViolations, isUuid, nameViolations, warehouseCodeViolations, warehouseCountryCode } from '../domain/validation';
 import { lockProductsRead } from '../repositories/product-repository';
 import {
   findWarehouse,
@@ -56,7 +56,7 @@ export async function createWarehouse(deps: StockDeps, identity: Identity, input
       teamCode,
       code: input.code,
       name: input.name.trim(),
-      countryCode: input.countryCode,
+      countryCode: warehouseCountryCode(input.countryCode),
       enabled: input.enabled ?? true,
     });
   } catch (err) {
@@ -81,7 +81,7 @@ export async function updateWarehouse(deps: StockDeps, identity: Identity, id: s
     if (violations.length > 0) throw Problem.validation(violations);
     const change: { name?: string; countryCode?: string; enabled?: boolean } = {};
     if (input.name != null && input.name.trim() !== current!.name) change.name = input.name.trim();
-    if (input.countryCode != null && input.countryCode !== current!.countryCode) change.countryCode = input.countryCode;
+    if (input.countryCode != null && warehouseCountryCode(input.countryCode) !== current!.countryCode) change.countryCode = warehouseCountryCode(input.countryCode);
     if (input.enabled != null && input.enabled !== current!.enabled) change.enabled = input.enabled;
     if (Object.keys(change).length === 0) return { result: current!, events: [] };
     if (change.enabled === undefined) return { result: await saveWarehouse(tx, id, change), events: [] };
