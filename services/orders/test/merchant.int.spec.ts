@@ -105,6 +105,51 @@ describe('merchant side: entered and imported orders, dashboards through the sup
     expect(foreign.violations?.[0]?.property).toBe('channelId');
   });
 
+  it('a number names one entered or imported order per channel: a repeated entry or import is a conflict naming each number, and writes nothing', async () => {
+    const number = `dup-${uniqueSuffix()}`;
+    const first = (await s.ok<any>(t.backOffice, ENTER_ORDER, { input: orderInput(number) })).enterOrder;
+    const again = await s.problem(t.backOffice, ENTER_ORDER, { input: orderInput(number) });
+    expect(again).toMatchObject({ problemType: 'conflict', extensions: { orderNumbersTaken: [{ property: 'input.orderNumber', orderNumber: number, orderUuid: first.uuid }] } });
+    expect(again.detail).toContain('input.orderNumber');
+
+    const channelId = `${t.teamCode}-other`;
+    const batch = [orderInput(`${number}-a`), orderInput(`${number}-b`)];
+    const twice = await s.problem(t.backOffice, IMPORT_ORDERS, { channelId, orders: [...batch, orderInput(`${number}-a`)] });
+    expect(twice.violations).toEqual([{ property: 'orders[2].orderNumber', message: 'Also given to orders[0].' }]);
+    // The same batch sent again, as after a lost answer: refused whole, naming each order already there.
+    const imported = (await s.ok<any>(t.backOffice, IMPORT_ORDERS, { channelId, orders: batch })).importOrders.orders;
+    const resent = await s.problem(t.backOffice, IMPORT_ORDERS, { channelId, orders: [orderInput(`${number}-c`), ...batch] });
+    expect(resent).toMatchObject({
+      problemType: 'conflict',
+      extensions: {
+        orderNumbersTaken: [
+          { property: 'orders[1].orderNumber', orderNumber: `${number}-a`, orderUuid: imported[0].uuid },
+          { property: 'orders[2].orderNumber', orderNumber: `${number}-b`, orderUuid: imported[1].uuid },
+        ],
+      },
+    });
+    // Another channel, and the API's own numbers, are other namespaces.
+    expect((await s.ok<any>(t.backOffice, IMPORT_ORDERS, { channelId: `${t.teamCode}-standard`, orders: [orderInput(`${number}-a`)] })).importOrders.orders).toHaveLength(1);
+    const { rows } = await s.pool.query(`SELECT channel_id, count(*)::int AS n FROM orders.orders WHERE order_number LIKE $1 GROUP BY channel_id ORDER BY channel_id`, [`${number}%`]);
+    expect(rows).toEqual([
+      { channel_id: channelId, n: 2 },
+      { channel_id: `${t.teamCode}-standard`, n: 2 },
+    ]);
+  });
+
+  it('concurrent imports of one batch write it once', async () => {
+    const channelId = `${t.teamCode}-other`;
+    const number = `race-${uniqueSuffix()}`;
+    // The same numbers in another order in every other request: the locks are taken sorted, so none deadlocks.
+    const batches = Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? [orderInput(`${number}-1`), orderInput(`${number}-2`)] : [orderInput(`${number}-2`), orderInput(`${number}-1`)]));
+    const answers = await Promise.all(batches.map((orders) => s.gql<any>(s.urls.orders, t.backOffice, IMPORT_ORDERS, { channelId, orders })));
+    const accepted = answers.filter((a) => !a.errors);
+    expect(accepted).toHaveLength(1);
+    expect(answers.filter((a) => a.errors).map((a) => a.errors![0]!.extensions?.code)).toEqual(Array(11).fill('conflict'));
+    const { rows } = await s.pool.query(`SELECT count(*)::int AS n FROM orders.orders WHERE order_number LIKE $1`, [`${number}-%`]);
+    expect(rows[0].n).toBe(2);
+  });
+
   it('dashboards query orders across channels with each line\'s product and stock through the supergraph', async () => {
     const o = (await s.ok<any>(t.shop, `mutation ($input: CreateOrderInput!) { createOrder(input: $input) { uuid } }`, { input: orderInput(`g-${uniqueSuffix()}`, [['SKU-C', 2]]) })).createOrder;
     await s.ok(t.shop, CONFIRM_ORDER, { uuid: o.uuid });

@@ -255,6 +255,27 @@ export function lockApiOrderRead(channelId: string, orderNumber: string): Read<O
   };
 }
 
+const LOCK_MERCHANT_ORDER_NUMBERS = statement('orders', `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) AS k`);
+const MERCHANT_ORDERS_BY_NUMBER = statement(
+  'orders',
+  `SELECT order_number, uuid FROM orders.orders WHERE channel_id = $1 AND order_number = ANY($2::text[]) AND origin <> 'api'`,
+);
+
+/**
+ * The orders entered or imported on the channel under these numbers (number to uuid), with each
+ * number locked for the rest of the transaction: concurrent entries and imports of one number
+ * run one after the other, and the later ones find the order the first made. Numbers are locked
+ * in one sorted order, so two imports sharing numbers never wait for each other in a circle. API
+ * orders are another namespace (rule O2 matches only them), locked under another key.
+ */
+export async function lockMerchantOrderNumbers(tx: Sql, channelId: string, orderNumbers: readonly string[]): Promise<Map<string, string>> {
+  const numbers = [...new Set(orderNumbers)].sort();
+  const keys = numbers.map((n) => `merchant-orders:${channelId.length}:${channelId}:${n}`);
+  await tx.query(LOCK_MERCHANT_ORDER_NUMBERS([keys]));
+  const { rows } = await tx.query<{ order_number: string; uuid: string }>(MERCHANT_ORDERS_BY_NUMBER([channelId, numbers]));
+  return new Map(rows.map((r) => [r.order_number, r.uuid]));
+}
+
 const PRINT_TRAIL_NUMBER_TAKEN = statement(
   'orders',
   `SELECT 1 FROM orders.orders WHERE team_code = $1 AND print_trail_order_number = $2 AND ($3::uuid IS NULL OR uuid <> $3::uuid)`,

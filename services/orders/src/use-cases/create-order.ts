@@ -8,7 +8,7 @@ import { decide } from '../domain/order-state-machine';
 import { replayDecision } from '../domain/replay';
 import { matchSkus } from '../domain/sku-matching';
 import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
-import { insertOrder, lockApiOrderRead, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
+import { insertOrder, lockApiOrderRead, lockMerchantOrderNumbers, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
 import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, teamActive, teamActiveRead } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, nowOf, uniqueViolation, type OrdersDeps } from './deps';
@@ -135,9 +135,27 @@ export async function enterOrder(deps: OrdersDeps, identity: Identity, input: Or
   await requireActiveTeam(deps.pool, teamCode);
   const lines = await matchedLines(deps, teamCode, wanted, true, 'input.');
   const channelId = (await standardChannelOf(deps.pool, teamCode)) ?? `${teamCode}-standard`;
-  return inTransaction(deps, (tx, unit) =>
-    writeNewOrder(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' }), { teamCode, channelId, origin: 'merchant-app', wanted, lines }),
+  return inTransaction(deps, async (tx, unit) => {
+    await refuseTakenNumbers(tx, channelId, [{ orderNumber: wanted.orderNumber, property: 'input.orderNumber' }]);
+    return writeNewOrder(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' }), { teamCode, channelId, origin: 'merchant-app', wanted, lines });
+  });
+}
+
+/**
+ * A number names one entered or imported order per channel (an import sent again after a lost
+ * answer must not make every order twice): a `conflict` naming each number taken and its order.
+ * Locks the numbers for the rest of the transaction (lockMerchantOrderNumbers).
+ */
+async function refuseTakenNumbers(tx: Sql, channelId: string, wanted: readonly { orderNumber: string; property: string }[]): Promise<void> {
+  const taken = await lockMerchantOrderNumbers(
+    tx,
+    channelId,
+    wanted.map((w) => w.orderNumber),
   );
+  const clashes = wanted.filter((w) => taken.has(w.orderNumber)).map((w) => ({ property: w.property, orderNumber: w.orderNumber, orderUuid: taken.get(w.orderNumber)! }));
+  if (clashes.length === 0) return;
+  const detail = `The channel ${channelId} already has an order numbered ${clashes.map((c) => `"${c.orderNumber}" (${c.property})`).join(', ')}; nothing was written.`;
+  throw new Problem('conflict', { detail, extensions: { orderNumbersTaken: clashes } });
 }
 
 /** Back-office: orders imported onto a channel of the team (origin `import`), all or none. */
@@ -155,18 +173,17 @@ export async function importOrders(deps: OrdersDeps, identity: Identity, channel
     if (v.ok) wanted.push(v.value);
     else violations.push(...v.violations);
   });
-  const seen = new Map<string, number>();
-  wanted.forEach((w, i) => {
-    if (!w.printTrailOrderNumber) return;
-    const first = seen.get(w.printTrailOrderNumber);
-    if (first !== undefined) violations.push({ property: `orders[${i}].printTrailOrderNumber`, message: `Also given to orders[${first}].` });
-    else seen.set(w.printTrailOrderNumber, i);
-  });
+  violations.push(...givenTwice(wanted, 'orderNumber'), ...givenTwice(wanted, 'printTrailOrderNumber'));
   if (violations.length > 0) throw Problem.validation(violations);
   await requireActiveTeam(deps.pool, teamCode);
   const lines: OrderLine[][] = [];
   for (const [i, w] of wanted.entries()) lines.push(await matchedLines(deps, teamCode, w, w.strictSkus, `orders[${i}].`));
   return inTransaction(deps, async (tx, unit) => {
+    await refuseTakenNumbers(
+      tx,
+      channelId,
+      wanted.map((w, i) => ({ orderNumber: w.orderNumber, property: `orders[${i}].orderNumber` })),
+    );
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'import' });
     const out: Order[] = [];
     for (const [i, w] of wanted.entries()) {
@@ -174,6 +191,20 @@ export async function importOrders(deps: OrdersDeps, identity: Identity, channel
     }
     return out;
   });
+}
+
+/** A violation for each order of a batch whose `key` an earlier order of the batch has too. */
+function givenTwice(wanted: readonly ValidOrderInput[], key: 'orderNumber' | 'printTrailOrderNumber'): Violation[] {
+  const first = new Map<string, number>();
+  const violations: Violation[] = [];
+  wanted.forEach((w, i) => {
+    const value = w[key];
+    if (!value) return;
+    const earlier = first.get(value);
+    if (earlier !== undefined) violations.push({ property: `orders[${i}].${key}`, message: `Also given to orders[${earlier}].` });
+    else first.set(value, i);
+  });
+  return violations;
 }
 
 interface NewOrderSpec {
