@@ -379,7 +379,12 @@ describe('webhook delivery to a real HTTPS receiver', () => {
       await h.publish(OrderCreated, order.orderUuid, { order });
       await arrived(code, 1);
       const who: Identity = { kind: 'channel', teamCode: team, channelId };
-      const resend = async () => (await h.graphql<{ resendWebhook: { deliveryId: string } }>(who, RESEND, { o: order.orderUuid, t: 'order-status-updated' })).data!.resendWebhook.deliveryId;
+      const answers: { deliveryId: string; queuedAt: string }[] = [];
+      const resend = async () => {
+        const answer = (await h.graphql<{ resendWebhook: { deliveryId: string; queuedAt: string } }>(who, RESEND, { o: order.orderUuid, t: 'order-status-updated' })).data!.resendWebhook;
+        answers.push(answer);
+        return answer.deliveryId;
+      };
       const resends = async () => (await h.sql.query("SELECT count(*)::int AS n FROM delivery WHERE channel_id = $1 AND origin = 'resend'", [channelId])).rows[0].n;
       // The receiver hangs: the first resend stays open (being sent, then waiting to be retried) for seconds.
       receiver.setDefault({ hang: true });
@@ -388,6 +393,9 @@ describe('webhook delivery to a real HTTPS receiver', () => {
         expect(await resend()).toBe(first);
         expect(await resend()).toBe(first);
         expect(await resends()).toBe(1);
+        // Every answer tells when the delivery was queued, as stored: the first one too.
+        const { rows } = await h.sql.query('SELECT created_at FROM delivery WHERE id = $1', [first]);
+        expect(answers.map((a) => Date.parse(a.queuedAt))).toEqual(Array(3).fill((rows[0].created_at as Date).getTime()));
         // The order changed: another webhook (other bytes), though the first is still open.
         const held = { ...order, status: 'holding', updatedAt: new Date(Date.now() + 1000).toISOString() };
         await h.publish(OrderStatusChanged, order.orderUuid, { order: held, originalStatus: 'draft', currentStatus: 'holding' });

@@ -50,10 +50,11 @@ export async function lockResendKey(db: Queryable, channelId: string, orderUuid:
   await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhooks.resend:${channelId}:${orderUuid}:${notificationType}`]);
 }
 
-export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDelivery[]): Promise<string[]> {
+/** Inserts deliveries (one an event gave already is skipped); each inserted one's id and queue time, as stored. */
+export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDelivery[]): Promise<{ id: string; createdAt: Date }[]> {
   if (deliveries.length === 0) return [];
   const cols = (f: (d: NewDelivery) => unknown) => deliveries.map(f);
-  const { rows } = await tx.query<{ id: string }>(
+  const { rows } = await tx.query<{ id: string; created_at: Date }>(
     `INSERT INTO delivery (id, channel_id, team_code, notification_type, order_uuid, origin, source_event_id, redelivery_of,
                            body, signature, secret_version, status, next_attempt_at)
      SELECT u.id, u.channel_id, u.team_code, u.notification_type, u.order_uuid, u.origin, u.source_event_id, u.redelivery_of,
@@ -62,7 +63,7 @@ export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDe
             WITH ORDINALITY AS u(id, channel_id, team_code, notification_type, order_uuid, origin, source_event_id, redelivery_of, body, signature, secret_version, ord)
       ORDER BY u.ord
      ON CONFLICT (source_event_id, channel_id) WHERE source_event_id IS NOT NULL DO NOTHING
-     RETURNING id`,
+     RETURNING id, created_at`,
     [
       cols((d) => d.id),
       cols((d) => d.channelId),
@@ -78,7 +79,7 @@ export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDe
     ],
   );
   if (rows.length > 0) await tx.query('SELECT pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
-  return rows.map((r) => r.id);
+  return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
 }
 
 /** A delivery claimed by a worker for one attempt. */

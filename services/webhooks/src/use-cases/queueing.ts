@@ -62,8 +62,8 @@ export async function queueResend(
   await lockResendKey(tx, channelId, delivery.orderUuid, delivery.notificationType);
   const waiting = await findOpenResend(tx, delivery);
   if (waiting) return { id: waiting.id, queuedAt: waiting.createdAt };
-  const [id] = await insertDeliveries(tx, [delivery]);
-  return id ? { id, queuedAt: new Date() } : null;
+  const [queued] = await insertDeliveries(tx, [delivery]);
+  return queued ? { id: queued.id, queuedAt: queued.createdAt } : null;
 }
 
 /** Queues one webhook to every channel of the team that may get one (the stock webhook). */
@@ -74,8 +74,9 @@ export async function queueForTeam(
   build: (endpoint: QueueingEndpoint) => Notification,
 ): Promise<string[]> {
   const endpoints = (await teamEndpointsForQueueing(tx, teamCode)).filter((e) => mayQueueNewWebhooks(e.channel, e.url));
-  return insertDeliveries(
+  const queued = await insertDeliveries(
     tx,
     endpoints.map((e) => prepare(deps, e, build(e), 'event', null)),
   );
+  return queued.map((q) => q.id);
 }

@@ -129,7 +129,7 @@ export async function redeliver(deps: WebhooksDeps, identity: Identity, delivery
     }
     const endpoint = await endpointForQueueing(tx, original.channelId);
     if (!endpoint || !mayQueueNewWebhooks(endpoint.channel, endpoint.url)) throw await notQueueable(deps, original.channelId);
-    const [id] = await insertDeliveries(tx, [
+    const [queued] = await insertDeliveries(tx, [
       {
         id: randomUUID(),
         channelId: original.channelId,
@@ -143,7 +143,7 @@ export async function redeliver(deps: WebhooksDeps, identity: Identity, delivery
         ...signedNow(deps, endpoint, original.body),
       },
     ]);
-    deps.logger.info({ deliveryId: id, redeliveryOf: original.id, channelId: original.channelId }, 'failed delivery queued again');
-    return id!;
+    deps.logger.info({ deliveryId: queued!.id, redeliveryOf: original.id, channelId: original.channelId }, 'failed delivery queued again');
+    return queued!.id;
   });
 }
