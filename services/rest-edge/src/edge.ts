@@ -13,7 +13,7 @@ import { operationOfRequest } from './contract/request-operation';
 import { templateSource } from './contract/path-template';
 import { requestValidator } from './contract/request-validation';
 import { errorHandler, unknownPath } from './http/errors';
-import { refuseInvalidUtf8 } from '@pf/platform/http/body-refusal';
+import { checkJsonBody } from '@pf/platform/http/body-refusal';
 import { JSON_MEDIA_TYPES, refuseUntypedBodies } from './http/body';
 import { queryParser } from './http/query';
 import { refuseMalformedHead } from './http/request-head';
@@ -63,6 +63,14 @@ export interface RestEdge {
  * character an astral one sent as two `\u` escapes (12 bytes), is about 3 MiB.
  */
 export const MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The most structure a request body may have (checkJsonBody; a refusal is a 422 naming the body or
+ * the member). The largest body the contract allows, 500 order lines, holds about 3 000 values and
+ * nests 4 deep; the limits leave room for members a client adds of its own, and keep a body of
+ * tiny values (megabytes of `[0,0,...]`) from costing seconds to parse and check.
+ */
+export const REQUEST_BODY_SHAPE = { maxValues: 50_000, maxDepth: 32 } as const;
 
 /** Probe for readiness: answered by the GraphQL server itself, no subgraph involved. */
 const READY_PROBE = defineOperation<Record<string, never>, { __typename: string }>('query EdgeReadiness { __typename }');
@@ -135,7 +143,8 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.use(channelBase, authenticateRequest);
   // Bodies are read only once the credentials passed: an unauthenticated caller gets 401, not 422;
   // and only for operations that take one (others ignore a body).
-  // JSON is UTF-8 (RFC 8259): bytes that are not are refused (422 naming the body), never read as U+FFFD.
+  // JSON is UTF-8 (RFC 8259): bytes that are not are refused (422 naming the body), never read as
+  // U+FFFD; so is a structure over REQUEST_BODY_SHAPE or with a member twice, before it is parsed.
   const operationOf = operationOfRequest(contract.routing);
   const takesBody = (req: Request) => operationOf(req).takesBody;
   app.use(refuseUntypedBodies(takesBody));
@@ -143,7 +152,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
     express.json({
       limit: MAX_REQUEST_BODY_BYTES,
       type: (req) => takesBody(req as Request) && Boolean((req as Request).is(JSON_MEDIA_TYPES)),
-      verify: refuseInvalidUtf8,
+      verify: checkJsonBody(REQUEST_BODY_SHAPE),
     }),
   );
   app.use(...requestValidator(contract.routing, operationOf));

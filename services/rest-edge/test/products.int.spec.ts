@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { PROBLEM_TYPE_BASE } from '@pf/platform/problems';
 import { createProduct, createShippingMethod, deleteProduct, type SeededProduct } from './support/catalog';
 import { closeAgents, seedTeam, startSystem, type EdgeResponse, type IssuedToken, type RunningEdge, type System } from './support/system';
@@ -448,6 +449,24 @@ describe('products, SKU validation and shipping methods', () => {
       const over = await edge.call('POST', '/v1/channels/acme-shop/products/validate-skus', { token: acme.shop!.token, rawBody: `${body}${' '.repeat(1_200_000)}` });
       expect(over.status).toBe(422);
       expect(over.body.violations).toEqual([{ property: 'body', message: 'The request body is too large.' }]);
+    });
+
+    it('refuses a body of too many values (compressed or not), nested too deep, or with a member twice, before reading it: 422 naming the body or the member', async () => {
+      const url = '/v1/channels/acme-shop/products/validate-skus';
+      // 60 000 tiny values: well under 4 MiB, seconds of one thread to parse and check were it read.
+      const many = JSON.stringify({ skus: Array(60_000).fill('A') });
+      const tooMany = { property: 'body', message: 'The request body holds more than 50000 JSON values.' };
+      expect((await edge.call('POST', url, { token: acme.shop!.token, rawBody: many })).body.violations).toEqual([tooMany]);
+      // Compressed, it is counted as inflated.
+      const gzipped = await edge.call('POST', url, { token: acme.shop!.token, rawBody: gzipSync(many), headers: { 'content-encoding': 'gzip' } });
+      expect([gzipped.status, gzipped.body.violations]).toEqual([422, [tooMany]]);
+      const deep = await edge.call('POST', url, { token: acme.shop!.token, rawBody: `{"skus":["A"],"x":${'['.repeat(40)}${']'.repeat(40)}}` });
+      expect([deep.status, deep.body.violations]).toEqual([422, [{ property: `x${'[0]'.repeat(31)}`, message: 'Nests deeper than 32 levels.' }]]);
+      const twice = await edge.call('POST', url, { token: acme.shop!.token, rawBody: '{"skus":["ACME-1"],"skus":["NOPE"]}' });
+      expect([twice.status, twice.body.violations]).toEqual([422, [{ property: 'skus', message: 'This member is given twice; give it once.' }]]);
+      // gzip within the limits is read as any body.
+      const small = await edge.call('POST', url, { token: acme.shop!.token, rawBody: gzipSync(JSON.stringify({ skus: ['ACME-1'] })), headers: { 'content-encoding': 'gzip' } });
+      expect([small.status, small.body.data.length]).toEqual([200, 1]);
     });
 
     it('a SKU of exactly 255 characters is accepted', async () => {

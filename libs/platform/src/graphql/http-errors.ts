@@ -17,9 +17,10 @@ export function graphqlHttpErrors(logger: Logger): ErrorRequestHandler {
       next(err);
       return;
     }
-    const message = bodyRefusal(err);
-    if (message !== undefined) {
-      const problem = Problem.validation([{ property: 'body', message }], message);
+    const violation = bodyRefusal(err);
+    if (violation !== undefined) {
+      const message = violation.message;
+      const problem = Problem.validation([violation], message);
       res.status((err as { status: number }).status).json({ errors: [{ message, extensions: { code: 'BAD_REQUEST', problem: problem.toTransport() } }] });
       return;
     }

@@ -79,10 +79,10 @@ function methodOf(err: ValidatorError): string {
   return /^(\w+) method not allowed/.exec(err.message)?.[1] ?? 'this method';
 }
 
-/** body-parser's errors (`bodyRefusal`), its `verify` step's refusal of a body that is not UTF-8 among them. */
+/** body-parser's errors (`bodyRefusal`), its `verify` step's refusals (not UTF-8, a structure refused) among them. */
 function bodyParserAnswer(err: unknown): Answer | undefined {
-  const message = bodyRefusal(err);
-  return message ? { problem: Problem.validation([{ property: 'body', message }]) } : undefined;
+  const violation = bodyRefusal(err);
+  return violation ? { problem: Problem.validation([violation]) } : undefined;
 }
 
 function isValidatorError(err: unknown): err is ValidatorError {
