@@ -747,6 +747,8 @@ describe('the order endpoints', () => {
         const refused = await listApi.call('GET', `/orders?${query}`);
         expect(refused.status).toBe(422);
         expect(refused.body.violations.map((v: { property: string }) => v.property)).toEqual(['after']);
+        // In the document's words, never the subgraph's enum (UPDATED_ASC).
+        expect(JSON.stringify(refused.body)).not.toMatch(/UPDATED_ASC|CREATED_DESC/);
       }
       await settled.close();
     });

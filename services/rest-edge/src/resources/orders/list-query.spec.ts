@@ -39,8 +39,10 @@ describe('parseListOrdersQuery', () => {
     expect(q.filter).toEqual({ updatedAfter: { updatedAt: '2026-11-27T02:03:02.968Z', uuid: 'c0b3d54d-1f2e-4c3b-9a8d-7e6f5a4b3c2d' } });
     expect(q.sort).toBe('UPDATED_ASC');
     expect(q.kept).toEqual(expect.arrayContaining([['after', cursor], ['sort', 'updated-asc']]));
-    // an explicit sort is the subgraph's to refuse, named `after`
-    expect(parseListOrdersQuery({ after: cursor, sort: 'created-desc' }).sort).toBe('CREATED_DESC');
+    // Another sort is refused in the document's words, naming `after`.
+    expect(() => parseListOrdersQuery({ after: cursor, sort: 'created-desc' })).toThrow(
+      expect.objectContaining({ violations: [{ property: 'after', message: 'Only with sort=updated-asc (the default when after is given).' }] }),
+    );
     expect(() => parseListOrdersQuery({ after: 'not-a-cursor' })).toThrow(expect.objectContaining({ violations: [{ property: 'after', message: expect.any(String) }] }));
   });
 

@@ -76,6 +76,8 @@ export function parseListOrdersQuery(query: Record<string, unknown>): ListOrders
 
   // The document's default, except that a cursor reads in change order: `after` implies updated-asc.
   const sortName = one('sort') ?? (after !== undefined ? 'updated-asc' : 'created-desc');
+  // Said here in the document's words (the subgraph would name its own enum value).
+  if (after !== undefined && sortName !== 'updated-asc') throw Problem.validation([{ property: 'after', message: 'Only with sort=updated-asc (the default when after is given).' }]);
   const page = Number(one('page') ?? 1);
   const perPage = Number(one('per-page') ?? DEFAULT_PER_PAGE);
   const validPerPage = Number.isInteger(perPage) && perPage >= 1 ? perPage : DEFAULT_PER_PAGE;
