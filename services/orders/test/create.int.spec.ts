@@ -168,6 +168,33 @@ describe('createOrder (POST /orders): rule O2, O3, O4, reserve, printTrailOrderN
       }
       expect((await s.ok<any>(t.backOffice, ORDER, { uuid: a.uuid })).order.orderLines.map((l: any) => l.quantity)).toEqual([1]);
     });
+
+    it('a replay refused because its printTrailOrderNumber was taken meanwhile leaves the order as it was: its holds kept, never given to others', async () => {
+      // Each round: the order holds all of SKU-A there is; its replay asks for a new printTrailOrderNumber
+      // (and SKU-B instead) while new orders take that number and others want SKU-A.
+      for (let round = 0; round < 5; round++) {
+        const team = await createTeam(s, `p${uniqueSuffix()}`, { stock: { 'SKU-A': { leeds: 2 }, 'SKU-B': { leeds: 100 } } });
+        const base = (await create(orderInput(number(), [['SKU-A', 2]], { reserve: true }), team.shop)).data.createOrder;
+        const ptn = `PTN-${uniqueSuffix()}`;
+        const answers = await Promise.all([
+          create(orderInput(base.orderNumber, [['SKU-B', 1]], { reserve: true, printTrailOrderNumber: ptn }), team.shop),
+          ...[0, 1, 2, 3].map((i) => new Promise((r) => setTimeout(r, i * 3)).then(() => create(orderInput(number(), [['SKU-B', 1]], { printTrailOrderNumber: ptn }), team.shop))),
+          ...[0, 1, 2, 3, 4, 5].map((i) => new Promise((r) => setTimeout(r, i * 2)).then(() => create(orderInput(number(), [['SKU-A', 1]], { reserve: true }), team.shop))),
+        ]);
+        for (const a of answers) if (a.errors) expect(['conflict', 'stock-unavailable']).toContain(a.errors[0]!.extensions!.problem.problemType);
+        // Exactly one order has the number.
+        const { rows: owners } = await s.pool.query('SELECT count(*)::int AS n FROM orders.orders WHERE print_trail_order_number = $1', [ptn]);
+        expect(owners[0].n).toBe(1);
+        // The order holds what its lines say: the replay's lines if it won, its own two of SKU-A if it was refused.
+        const now = (await s.ok<any>(team.backOffice, ORDER, { uuid: base.uuid })).order;
+        expect(now.stockHeld).toBe(true);
+        expect(await holdsOf(s, base.uuid)).toEqual([{ line_number: 1, quantity: now.orderLines[0].quantity, warehouse_id: expect.any(String) }]);
+        const replayRefused = answers[0]!.errors !== undefined;
+        expect(now.orderLines.map((l: any) => [l.product.sku, l.quantity])).toEqual(replayRefused ? [['SKU-A', 2]] : [['SKU-B', 1]]);
+        const { rows: steps } = await s.pool.query('SELECT count(*)::int AS n FROM orders.stock_step WHERE order_uuid = $1', [base.uuid]);
+        expect(steps[0].n).toBe(0);
+      }
+    }, 120_000);
   });
 
   describe('reserve: true', () => {

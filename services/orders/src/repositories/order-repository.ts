@@ -255,7 +255,29 @@ export function lockApiOrderRead(channelId: string, orderNumber: string): Read<O
   };
 }
 
-const LOCK_MERCHANT_ORDER_NUMBERS = statement('orders', `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) AS k`);
+const LOCK_KEYS = statement('orders', `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) AS k`);
+
+/**
+ * Transaction advisory locks on `keys`, taken in one sorted order: two changes locking some of the
+ * same keys never wait for each other in a circle.
+ */
+function lockKeys(keys: readonly string[]) {
+  return LOCK_KEYS([[...new Set(keys)].sort()]);
+}
+
+/**
+ * Locks printTrailOrderNumbers of the team for the rest of the transaction (none: no statement).
+ * Every change that gives an order a number of the client's takes it before checking or using
+ * the number, so a check made under it holds until COMMIT: a replay that swaps an order's stock
+ * holds can no longer fail at COMMIT on a number another order took meanwhile, when the holds it
+ * gave up may have been sold (see replaceOrder).
+ */
+export function lockPrintTrailNumbersRead(teamCode: string, numbers: readonly string[]): Read<void> {
+  return {
+    statements: numbers.length > 0 ? [lockKeys(numbers.map((n) => `print-trail:${teamCode.length}:${teamCode}:${n}`))] : [],
+    answer: () => undefined,
+  };
+}
 const MERCHANT_ORDERS_BY_NUMBER = statement(
   'orders',
   `SELECT order_number, uuid FROM orders.orders WHERE channel_id = $1 AND order_number = ANY($2::text[]) AND origin <> 'api'`,
@@ -269,9 +291,8 @@ const MERCHANT_ORDERS_BY_NUMBER = statement(
  * orders are another namespace (rule O2 matches only them), locked under another key.
  */
 export async function lockMerchantOrderNumbers(tx: Sql, channelId: string, orderNumbers: readonly string[]): Promise<Map<string, string>> {
-  const numbers = [...new Set(orderNumbers)].sort();
-  const keys = numbers.map((n) => `merchant-orders:${channelId.length}:${channelId}:${n}`);
-  await tx.query(LOCK_MERCHANT_ORDER_NUMBERS([keys]));
+  const numbers = [...new Set(orderNumbers)];
+  await tx.query(lockKeys(numbers.map((n) => `merchant-orders:${channelId.length}:${channelId}:${n}`)));
   const { rows } = await tx.query<{ order_number: string; uuid: string }>(MERCHANT_ORDERS_BY_NUMBER([channelId, numbers]));
   return new Map(rows.map((r) => [r.order_number, r.uuid]));
 }

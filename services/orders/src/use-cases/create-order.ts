@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { noRead } from '@pf/platform/db/transaction';
+import { noRead, read } from '@pf/platform/db/transaction';
 import { teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order, OrderLine, OrderOrigin } from '../domain/model';
@@ -8,7 +8,7 @@ import { decide } from '../domain/order-state-machine';
 import { replayDecision } from '../domain/replay';
 import { matchSkus } from '../domain/sku-matching';
 import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
-import { insertOrder, lockApiOrderRead, lockMerchantOrderNumbers, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
+import { insertOrder, lockApiOrderRead, lockMerchantOrderNumbers, lockPrintTrailNumbersRead, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
 import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, teamActive, teamActiveRead } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, nowOf, uniqueViolation, type OrdersDeps } from './deps';
@@ -93,6 +93,7 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
         wanted.lines.map((l) => l.sku),
       ),
       lockApiOrderRead(channelId, wanted.orderNumber),
+      lockPrintTrailNumbersRead(teamCode, wanted.printTrailOrderNumber ? [wanted.printTrailOrderNumber] : []),
     ]);
     // A replay of a confirmed or finished order is answered first (rule O2), whatever the team's
     // state or the SKUs: it neither creates nor amends an order, and the order stays unchanged.
@@ -137,6 +138,7 @@ export async function enterOrder(deps: OrdersDeps, identity: Identity, input: Or
   const channelId = (await standardChannelOf(deps.pool, teamCode)) ?? `${teamCode}-standard`;
   return inTransaction(deps, async (tx, unit) => {
     await refuseTakenNumbers(tx, channelId, [{ orderNumber: wanted.orderNumber, property: 'input.orderNumber' }]);
+    await read(tx, lockPrintTrailNumbersRead(teamCode, wanted.printTrailOrderNumber ? [wanted.printTrailOrderNumber] : []));
     return writeNewOrder(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' }), { teamCode, channelId, origin: 'merchant-app', wanted, lines });
   });
 }
@@ -184,6 +186,7 @@ export async function importOrders(deps: OrdersDeps, identity: Identity, channel
       channelId,
       wanted.map((w, i) => ({ orderNumber: w.orderNumber, property: `orders[${i}].orderNumber` })),
     );
+    await read(tx, lockPrintTrailNumbersRead(teamCode, wanted.flatMap((w) => (w.printTrailOrderNumber ? [w.printTrailOrderNumber] : []))));
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'import' });
     const out: Order[] = [];
     for (const [i, w] of wanted.entries()) {
