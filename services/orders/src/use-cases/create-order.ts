@@ -111,14 +111,15 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
 }
 
 /** Throws the replay 409 of rule O2 unless `existing` may be replaced by what was sent. */
-function refuseReplayOf(existing: { uuid: string; status: string; confirmedAt: Date | null }, orderNumber: string): void {
+function refuseReplayOf(existing: { uuid: string; status: string; confirmedAt: Date | null; updatedAt: Date }, orderNumber: string): void {
   const decision = replayDecision(existing);
   if (decision === 'replace') return;
   const detail =
     decision === 'order-already-confirmed'
       ? `Order ${orderNumber} is already confirmed (status ${existing.status}); it was left unchanged.`
       : `Order ${orderNumber} can no longer be updated (status ${existing.status}); it was left unchanged.`;
-  throw new Problem(decision, { detail, extensions: { orderUuid: existing.uuid, orderStatus: existing.status } });
+  // orderUpdatedAt: the order as decided on, so that a caller reading it again can tell it changed since.
+  throw new Problem(decision, { detail, extensions: { orderUuid: existing.uuid, orderStatus: existing.status, orderUpdatedAt: existing.updatedAt.toISOString() } });
 }
 
 /** Back-office: an order entered in the merchant application, on the team's Standard channel. */

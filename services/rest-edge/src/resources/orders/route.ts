@@ -31,17 +31,24 @@ function orderUuidOf(params: Record<string, string>): string {
 /** The replay 409s of rule O2 (the orders service names the order; the edge adds it as `data`). */
 const REPLAY_PROBLEMS: ReadonlySet<string> = new Set(['order-already-confirmed', 'order-not-updatable']);
 
+/** How many times a create whose replay 409 names an order that changed meanwhile is sent again. */
+const REPLAY_ATTEMPTS = 5;
+
 /**
  * A replay 409 carries the full existing order in REST shape. The orders service names it by
- * `orderUuid`; it is read again here, through the same channel identity (it is an API order of
- * this channel: that is how the replay found it), and `orderStatus` is taken from the same read so
- * that it always equals `data.status`.
+ * `orderUuid` and `orderUpdatedAt` (the order it decided on, under its lock); it is read again
+ * here, through the same channel identity (it is an API order of this channel: that is how the
+ * replay found it). Null when the order changed in between (cancelled, saved as draft, ...): the
+ * 409's type was decided on what it was, and answering it with what it is now would contradict
+ * itself (`order-already-confirmed` for a cancelled order, or for a draft the replay replaces);
+ * the create is then sent again and decided anew.
  */
-async function withExistingOrder(problem: Problem, orders: UpstreamCall): Promise<Problem> {
+async function withExistingOrder(problem: Problem, orders: UpstreamCall): Promise<Problem | null> {
   const uuid = problem.extensions.orderUuid;
   if (typeof uuid !== 'string') throw new Error(`The orders service answered ${problem.problemType} without orderUuid`);
   const { order } = await orders(EDGE_ORDER, { uuid });
   if (!order) throw new Error(`The order ${uuid} of a ${problem.problemType} answer could not be read`);
+  if (order.updatedAt !== problem.extensions.orderUpdatedAt) return null;
   return new Problem(problem.problemType, {
     detail: problem.message,
     extensions: { orderUuid: order.uuid, orderStatus: order.status, data: toOrderResource(order) },
@@ -54,13 +61,19 @@ export const createOrder: ResourceRoute = {
   operationId: 'createOrder',
   access: CHANNEL_SCOPED,
   async handle({ body, orders }) {
-    try {
-      const { createOrder: order } = await orders(EDGE_CREATE_ORDER, { input: toCreateOrderInput(body as CreateOrderBody) });
-      // The one order response not wrapped in `data` (spec section 2).
-      return { status: 201, body: toOrderResource(order) };
-    } catch (err) {
-      if (err instanceof Problem && REPLAY_PROBLEMS.has(err.problemType)) throw await withExistingOrder(err, orders);
-      throw err;
+    const input = toCreateOrderInput(body as CreateOrderBody);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { createOrder: order } = await orders(EDGE_CREATE_ORDER, { input });
+        // The one order response not wrapped in `data` (spec section 2).
+        return { status: 201, body: toOrderResource(order) };
+      } catch (err) {
+        if (!(err instanceof Problem && REPLAY_PROBLEMS.has(err.problemType))) throw err;
+        const answer = await withExistingOrder(err, orders);
+        if (answer) throw answer;
+        // An order changing faster than it can be read: the platform's fault to report, not a contradiction to answer.
+        if (attempt === REPLAY_ATTEMPTS) throw new Error(`The order ${String(err.extensions.orderUuid)} changed under ${REPLAY_ATTEMPTS} replays in a row`);
+      }
     }
   },
 };
