@@ -65,14 +65,14 @@ describe('operationsByRoute: the query parameters of a request\'s operation', ()
     };
     const byRoute = operationsByRoute(withRefs);
     const queryOf = (method: string, path: string) => byRoute(method, path).query;
-    expect(queryOf('GET', '/v1/a')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'] });
-    expect(queryOf('HEAD', '/v1/a/')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'] });
-    expect(queryOf('POST', '/v1/a')).toEqual({ names: ['limit'], integers: ['limit'] });
-    expect(queryOf('GET', '/v1/b/7')).toEqual({ names: ['size'], integers: ['size'] });
+    expect(queryOf('GET', '/v1/a')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'], lists: [] });
+    expect(queryOf('HEAD', '/v1/a/')).toEqual({ names: ['limit', 'page', 'q'], integers: ['limit', 'page'], lists: [] });
+    expect(queryOf('POST', '/v1/a')).toEqual({ names: ['limit'], integers: ['limit'], lists: [] });
+    expect(queryOf('GET', '/v1/b/7')).toEqual({ names: ['size'], integers: ['size'], lists: [] });
     // a concrete path before a templated one
-    expect(queryOf('GET', '/v1/b/fixed')).toEqual({ names: ['only'], integers: [] });
+    expect(queryOf('GET', '/v1/b/fixed')).toEqual({ names: ['only'], integers: [], lists: [] });
     // nothing for a path or method the document lacks, or another case
-    for (const [m, p] of [['GET', '/v1/c'], ['DELETE', '/v1/a'], ['GET', '/V1/a']]) expect(queryOf(m!, p!)).toEqual({ names: [], integers: [] });
+    for (const [m, p] of [['GET', '/v1/c'], ['DELETE', '/v1/a'], ['GET', '/V1/a']]) expect(queryOf(m!, p!)).toEqual({ names: [], integers: [], lists: [] });
   });
 
   it("finds the contract's paging parameters on GET /orders, and none on the secret's rotation", () => {
@@ -80,7 +80,8 @@ describe('operationsByRoute: the query parameters of a request\'s operation', ()
     const queryOf = (method: string, path: string) => byRoute(method, path).query;
     expect(queryOf('GET', '/v1/channels/acme-shop/orders').integers).toEqual(['page', 'per-page', 'perPage', 'per_page']);
     expect(queryOf('GET', '/v1/channels/acme-shop/orders').names).toContain('status');
-    expect(queryOf('POST', '/v1/channels/acme-shop/webhooks/secret/rotate')).toEqual({ names: [], integers: [] });
+    expect(queryOf('GET', '/v1/channels/acme-shop/orders').lists).toEqual(['status']);
+    expect(queryOf('POST', '/v1/channels/acme-shop/webhooks/secret/rotate')).toEqual({ names: [], integers: [], lists: [] });
   });
 });
 

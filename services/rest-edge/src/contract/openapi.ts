@@ -115,10 +115,11 @@ function queryParametersIn(doc: OpenApiDocument, lists: unknown[]): ParameterObj
   return found;
 }
 
-/** The query parameters one operation takes: their names, and which of them are integers. */
+/** The query parameters one operation takes: their names, which of them are integers, and which lists. */
 export interface OperationQuery {
   names: readonly string[];
   integers: readonly string[];
+  lists: readonly string[];
 }
 
 /** What the edge's checks before validation need of the operation a request goes to. */
@@ -145,12 +146,16 @@ export function operationsByRoute(doc: OpenApiDocument): (method: string, path: 
         const parameters = queryParametersIn(doc, [item.parameters, (item[m] as { parameters?: unknown }).parameters]);
         const operation: RouteOperation = {
           takesBody: (item[m] as { requestBody?: unknown }).requestBody !== undefined,
-          query: { names: sortedNames(parameters), integers: sortedNames(parameters.filter((x) => x.schema?.type === 'integer')) },
+          query: {
+            names: sortedNames(parameters),
+            integers: sortedNames(parameters.filter((x) => x.schema?.type === 'integer')),
+            lists: sortedNames(parameters.filter((x) => x.schema?.type === 'array')),
+          },
         };
         return { method: m.toUpperCase(), path: new RegExp(`${templateSource(base + p)}/?$`), operation };
       }),
     );
-  const none: RouteOperation = { takesBody: false, query: { names: [], integers: [] } };
+  const none: RouteOperation = { takesBody: false, query: { names: [], integers: [], lists: [] } };
   return (method, path) => {
     const m = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
     return operations.find((o) => o.method === m && o.path.test(path))?.operation ?? none;

@@ -1,4 +1,6 @@
-import { bracketNotationTarget, undecodableQueryParameters } from './request-validation';
+import type { Request } from 'express';
+import { Problem } from '@pf/platform/problems';
+import { bracketNotationTarget, refuseRepeatedParameters, undecodableQueryParameters } from './request-validation';
 
 describe('bracketNotationTarget', () => {
   it('names the parameter a bracket key nests under, as the validator would read it', () => {
@@ -30,5 +32,24 @@ describe('undecodableQueryParameters', () => {
     expect(undecodableQueryParameters('order-number=%E2%82%AC+1&status=&flag', names)).toEqual([]);
     expect(undecodableQueryParameters('other=%FF&%FF=x', names)).toEqual([]);
     expect(undecodableQueryParameters('', names)).toEqual([]);
+  });
+});
+
+describe('refuseRepeatedParameters', () => {
+  const check = refuseRepeatedParameters(() => ({ names: ['order-number', 'page', 'status'], integers: ['page'], lists: ['status'] }));
+  const outcome = (query: Record<string, unknown>) => {
+    let passed: unknown = 'not called';
+    check({ query } as unknown as Request, {} as never, (err?: unknown) => (passed = err));
+    return passed;
+  };
+
+  it('names each parameter that is not a list and came more than once; lists and unknown parameters may repeat', () => {
+    expect(outcome({ status: ['queued', 'draft'], other: ['a', 'b'], page: '2' })).toBeUndefined();
+    const refusal = outcome({ 'order-number': ['a', 'b'], page: ['1', '2'], status: ['queued'] });
+    expect(refusal).toBeInstanceOf(Problem);
+    expect((refusal as Problem).violations).toEqual([
+      { property: 'order-number', message: 'must be given once' },
+      { property: 'page', message: 'must be given once' },
+    ]);
   });
 });

@@ -24,6 +24,8 @@ import { openApiMetadata } from './route-lookup';
  *   its array splitting and silently dropped `__proto__`-style keys, leaving the filter unapplied;
  * - an integer query parameter must be written in decimal digits (the validator's coercion would
  *   read `per-page=1e1` as 10 and `page=0x2` as 2), refused first too, naming it;
+ * - a query parameter that is not a list, given more than once (`page=1&page=2`), is refused first,
+ *   naming it (the validator would say "must be integer" of a value that is one);
  * - all errors are reported, not only the first;
  * - unknown query parameters are ignored (clients may send parameters of newer minor versions);
  * - security is not checked here: authentication is the edge's own (src/auth);
@@ -53,6 +55,7 @@ export function requestValidator(routing: OpenApiDocument, operationOf: Operatio
     refuseUnstorableText,
     refuseUndecodableQuery(operationQuery),
     refuseBracketNotation(operationQuery),
+    refuseRepeatedParameters(operationQuery),
     refuseNonDecimalIntegers(operationQuery),
     ...(validator.installMiddleware(spec) as unknown as RequestHandler[]),
   ];
@@ -119,6 +122,19 @@ export function refuseBracketNotation(queryOf: QueryOfRequest): RequestHandler {
     );
     if (targets.size === 0) next();
     else next(Problem.validation([...targets].map((property) => ({ property, message: `must be sent as ${property}=value; bracket notation is not understood` }))));
+  };
+}
+
+/** A query parameter of the request's operation that is not a list, sent more than once, is a 422 naming it. */
+export function refuseRepeatedParameters(queryOf: QueryOfRequest): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    const query = req.query as Record<string, unknown>;
+    const { names, lists } = queryOf(req);
+    const violations = names
+      .filter((name) => !lists.includes(name) && Array.isArray(query[name]))
+      .map((property) => ({ property, message: 'must be given once' }));
+    if (violations.length === 0) next();
+    else next(Problem.validation(violations));
   };
 }
 

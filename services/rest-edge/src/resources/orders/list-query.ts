@@ -43,7 +43,8 @@ export const INSTANT_PARAMETERS: readonly string[] = ['updated-since', 'created-
 /**
  * Reads `GET /orders`'s query once the OpenAPI validation passed, so each value has its documented
  * form. `status` is comma-separated (`style: form, explode: false`) and may also come repeated;
- * every other parameter counts once (the last value). Unknown parameters are ignored.
+ * every other parameter comes once (refuseRepeatedParameters; the last value counts should one
+ * come twice all the same). Unknown parameters are ignored.
  */
 export function parseListOrdersQuery(query: Record<string, unknown>): ListOrdersQuery {
   const spelled = (name: string): string | undefined => {
