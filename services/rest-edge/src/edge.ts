@@ -24,6 +24,7 @@ import type { RateLimiter, RateLimits } from './rate-limit/rate-limiter';
 import { RedisRateLimiter } from './rate-limit/redis';
 import { RESOURCE_ROUTES } from './resources';
 import { INSTANT_PARAMETERS } from './resources/orders/list-query';
+import { ORDER_NOT_FOUND_DETAIL } from './resources/orders/route';
 import { isStreamed, type ResourceRoute, type ResourceSettings, type UpstreamCall } from './resources/resource';
 import { defineOperation, GraphqlUpstream } from './upstream/graphql';
 import { IdentityMinter } from './upstream/identity';
@@ -175,7 +176,9 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   }
   app.use(channelBase, router);
   app.use(unknownPath);
-  app.use(errorHandler(logger));
+  // An order path whose uuid does not even decode answers as any other order the channel cannot see.
+  const orderPath = new RegExp(`${templateSource(contract.basePath)}/orders/[^/]+(?:/|$)`);
+  app.use(errorHandler(logger, (path) => (orderPath.test(path) ? ORDER_NOT_FOUND_DETAIL : undefined)));
 
   let subscription: Subscription | undefined;
   return {

@@ -535,6 +535,11 @@ describe('the order endpoints', () => {
       expect(unknown.body).toEqual(ORDER_NOT_FOUND);
       expect(malformed.status).toBe(404);
       expect(malformed.body).toEqual(unknown.body);
+      // Nor one whose escapes do not even decode, on any order path.
+      for (const [method, path] of [['GET', '/orders/%FF'], ['GET', '/orders/%C0%AF'], ['PUT', '/orders/%zz/confirm'], ['DELETE', '/orders/%']]) {
+        const undecodable = await api.call(method!, path!);
+        expect([undecodable.status, undecodable.body]).toEqual([404, unknown.body]);
+      }
     });
 
     it('shows tracking with the recommended and the legacy keys and without methodCode', async () => {

@@ -58,4 +58,9 @@ describe('answerFor', () => {
     }
     expect(answerFor(Object.assign(new Error('boom'), { status: 400, code: 'ECONNRESET' }))).toBeUndefined();
   });
+
+  it('a path that does not decode names no resource, in the words of the resource it is under when there is one', () => {
+    expect(answerFor(new URIError('URI malformed'))?.problem.toBody()).toMatchObject({ status: 404, detail: 'No resource has this path.' });
+    expect(answerFor(new URIError('URI malformed'), () => 'This order could not be found.')?.problem.toBody()).toMatchObject({ status: 404, detail: 'This order could not be found.' });
+  });
 });

@@ -25,15 +25,17 @@ interface Answer {
  * Problems (the edge's own and the subgraphs', carried through the gateway) pass as they are;
  * the validator's and the body parser's errors become the contract's statuses.
  */
-export function answerFor(err: unknown): Answer | undefined {
+export function answerFor(err: unknown, undecodablePathDetail?: () => string | undefined): Answer | undefined {
   if (err instanceof Problem) return err.status >= 500 ? undefined : { problem: err };
   if (err instanceof UpstreamError) return undefined;
   if (isValidatorError(err)) return validatorAnswer(err);
   const bodyError = bodyParserAnswer(err);
   if (bodyError) return bodyError;
-  // The router could not decode the path (e.g. a bad percent-escape): it names no resource.
+  // The router could not decode the path (e.g. a bad percent-escape): it names no resource (in
+  // the words of the resource the path is under, when the edge's routes give some: rule O1's one
+  // body for every order a channel cannot see).
   if (err instanceof URIError || (isHttpError(err) && err.status === 400 && /URI/i.test(String((err as Error).message)))) {
-    return { problem: Problem.notFound('No resource has this path.') };
+    return { problem: Problem.notFound(undecodablePathDetail?.() ?? 'No resource has this path.') };
   }
   return undefined;
 }
@@ -117,13 +119,13 @@ export function sendProblem(res: Response, problem: Problem, headers: Record<str
  * The edge's one error middleware. Expected failures become their problem; anything else is
  * logged with a fresh `reference` and answered 500 with a generic detail and that reference.
  */
-export function errorHandler(logger: Logger): ErrorRequestHandler {
+export function errorHandler(logger: Logger, notFoundDetailOf: (path: string) => string | undefined = () => undefined): ErrorRequestHandler {
   return (err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) {
       next(err);
       return;
     }
-    const answer = answerFor(err);
+    const answer = answerFor(err, () => notFoundDetailOf(req.path));
     if (answer) {
       sendProblem(res, answer.problem, answer.headers);
       return;
