@@ -29,7 +29,19 @@ const KOSOVO = 'XK';
  * FI, is not two letters.)
  */
 export function isDestinationCountry(code: string): boolean {
-  if (!/^[A-Za-z]{2}$/.test(code)) return false;
-  const upper = code.toUpperCase();
-  return isCountryCode(upper) || upper === KOSOVO;
+  const upper = twoLettersUpper(code);
+  return upper !== null && (isCountryCode(upper) || upper === KOSOVO);
+}
+
+/**
+ * An assigned ISO 3166-1 alpha-2 code sent in either case, as kept (upper case), or null: two ASCII
+ * letters only (`ﬁ` and `ſe` upper-case to FI and SE, and are not codes).
+ */
+export function assignedCountryCodeOf(code: string): string | null {
+  const upper = twoLettersUpper(code);
+  return upper !== null && isCountryCode(upper) ? upper : null;
+}
+
+function twoLettersUpper(code: string): string | null {
+  return /^[A-Za-z]{2}$/.test(code) ? code.toUpperCase() : null;
 }

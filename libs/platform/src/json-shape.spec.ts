@@ -16,8 +16,13 @@ describe('jsonShapeFault', () => {
 
   it('counts values, containers and members alike, and names the body when there are too many', () => {
     expect(fault(`[${Array(50).fill(0).join(',')}]`)).toEqual({ property: 'body', message: 'The request body holds more than 50 JSON values.' });
-    expect(fault(`[${Array(48).fill(0).join(',')}]`)).toBeNull();
-    expect(fault(`{"a":[${Array(30).fill('{}').join(',')}]}`)).toEqual({ property: 'body', message: 'The request body holds more than 50 JSON values.' });
+    expect(fault(`[${Array(49).fill(0).join(',')}]`)).toBeNull();
+    // An empty container is one value: the object, its array and 48 empty objects are 50.
+    expect(fault(`{"a":[${Array(48).fill('{ }').join(',')}]}`)).toBeNull();
+    expect(fault(`{"a":[${Array(49).fill('[]').join(',')}]}`)).toEqual({ property: 'body', message: 'The request body holds more than 50 JSON values.' });
+    expect(fault('{}', { maxValues: 1, maxDepth: 1 })).toBeNull();
+    expect(fault('{"a":1}', { maxValues: 2, maxDepth: 1 })).toBeNull();
+    expect(fault('{"a":1,"b":2}', { maxValues: 2, maxDepth: 1 })).toEqual({ property: 'body', message: 'The request body holds more than 2 JSON values.' });
     // Commas and brackets inside strings are text, not structure.
     expect(fault(JSON.stringify({ a: ','.repeat(500) + '['.repeat(500) }))).toBeNull();
   });

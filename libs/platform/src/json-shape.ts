@@ -31,6 +31,7 @@ const CLOSE_OBJECT = 0x7d;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
 const COMMA = 0x2c;
+const COLON = 0x3a;
 
 /**
  * The first reason a JSON text's structure is refused, or null, read from its bytes before it is
@@ -44,14 +45,25 @@ const COMMA = 0x2c;
  */
 export function jsonShapeFault(text: Uint8Array, limits: JsonShapeLimits): JsonShapeFault | null {
   const frames: Frame[] = [];
-  let values = 1;
+  let values = 0;
+  // The last byte outside strings that is not white space (0 before the first).
+  let last = 0;
+  const tooMany = { property: 'body', message: `The request body holds more than ${limits.maxValues} JSON values.` };
   const pathTo = (depth: number, last?: string): string => {
     const segments = frames.slice(0, depth).map((f) => f.at);
     if (last !== undefined) segments.push(last);
     return segments.length > 0 ? memberPath(segments) : 'body';
   };
   for (let i = 0; i < text.length; i++) {
-    const byte = text[i];
+    const byte = text[i]!;
+    if (byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d) continue;
+    const before = last;
+    last = byte;
+    // A value starts the text, follows a member's colon, or opens or follows a comma in an array.
+    const inArray = frames.length > 0 && !frames[frames.length - 1]!.object;
+    if (before === 0 || before === COLON || (inArray && (before === COMMA || (before === OPEN_ARRAY && byte !== CLOSE_ARRAY)))) {
+      if (++values > limits.maxValues) return tooMany;
+    }
     if (byte === QUOTE) {
       const start = i;
       let escaped = false;
@@ -73,14 +85,12 @@ export function jsonShapeFault(text: Uint8Array, limits: JsonShapeLimits): JsonS
       if (frames.length >= limits.maxDepth) return { property: pathTo(frames.length), message: `Nests deeper than ${limits.maxDepth} levels.` };
       const object = byte === OPEN_OBJECT;
       frames.push({ object, keys: object ? new Set() : null, at: object ? '' : '0', expectKey: object });
-      if (++values > limits.maxValues) return { property: 'body', message: `The request body holds more than ${limits.maxValues} JSON values.` };
     } else if (byte === CLOSE_OBJECT || byte === CLOSE_ARRAY) {
       frames.pop();
     } else if (byte === COMMA) {
       const frame = frames[frames.length - 1];
       if (frame?.object) frame.expectKey = true;
       else if (frame) frame.at = String(Number(frame.at) + 1);
-      if (++values > limits.maxValues) return { property: 'body', message: `The request body holds more than ${limits.maxValues} JSON values.` };
     }
   }
   return null;

@@ -115,6 +115,11 @@ describe('createOrder (POST /orders): rule O2, O3, O4, reserve, printTrailOrderN
       const again = (await create(orderInput(n))).data.createOrder;
       expect(again).toEqual(first);
       expect(await s.outboxAfter(seq)).toEqual([]);
+      // Its version says so too; a change moves it on by one, in the change's answer as in a read.
+      const version = async () => (await s.ok<any>(t.backOffice, 'query ($uuid: ID!) { order(uuid: $uuid) { version } }', { uuid: first.uuid })).order.version;
+      expect(await version()).toBe(1);
+      const changed = await s.ok<any>(t.shop, 'mutation ($input: CreateOrderInput!) { createOrder(input: $input) { version } }', { input: orderInput(n, [['SKU-A', 5]]) });
+      expect([changed.createOrder.version, await version()]).toEqual([2, 2]);
     });
 
     it('an imported or merchant-entered order with the same number is not a replay (rule O1): a new API order', async () => {

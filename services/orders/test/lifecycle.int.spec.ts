@@ -301,6 +301,9 @@ describe('order lifecycle: confirm, cancel, merchant actions, supplier progress'
       const restarted = (await s.ok<any>(t.backOffice, QUEUE_ORDER, { uuid: q.uuid })).queueOrder;
       expect(restarted).toMatchObject({ status: 'queued', confirmedAt: q.confirmedAt, fulfilments: requeued.fulfilments });
       expect(Date.parse(restarted.fulfillableFrom)).toBeGreaterThan(Date.parse(requeued.fulfillableFrom));
+      // The timer that sends it moved with it.
+      const { rows: timer } = await s.pool.query('SELECT kind, due_at FROM orders.order_timer WHERE order_uuid = $1', [q.uuid]);
+      expect(timer.map((r) => [r.kind, (r.due_at as Date).toISOString()])).toEqual([['countdown', restarted.fulfillableFrom]]);
       expect(await holdsOf(s, q.uuid)).toEqual(heldBefore);
       const p = (await s.ok<any>(t.backOffice, PROCESS_NOW, { uuid: (await create()).uuid })).processOrderNow;
       expect(p.status).toBe('processing');

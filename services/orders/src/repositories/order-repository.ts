@@ -266,15 +266,17 @@ function lockKeys(keys: readonly string[]) {
 }
 
 /**
- * Locks printTrailOrderNumbers of the team for the rest of the transaction (none: no statement).
+ * Locks printTrailOrderNumbers of the team for the rest of the transaction (those given; none: no
+ * statement).
  * Every change that gives an order a number of the client's takes it before checking or using
  * the number, so a check made under it holds until COMMIT: a replay that swaps an order's stock
  * holds can no longer fail at COMMIT on a number another order took meanwhile, when the holds it
  * gave up may have been sold (see replaceOrder).
  */
-export function lockPrintTrailNumbersRead(teamCode: string, numbers: readonly string[]): Read<void> {
+export function lockPrintTrailNumbersRead(teamCode: string, numbers: readonly (string | null)[]): Read<void> {
+  const given = numbers.filter((n): n is string => n !== null);
   return {
-    statements: numbers.length > 0 ? [lockKeys(numbers.map((n) => `print-trail:${teamCode.length}:${teamCode}:${n}`))] : [],
+    statements: given.length > 0 ? [lockKeys(given.map((n) => `print-trail:${teamCode.length}:${teamCode}:${n}`))] : [],
     answer: () => undefined,
   };
 }
@@ -397,8 +399,12 @@ function lineArrays(lines: readonly OrderLine[]): unknown[] {
   return [lines.map((l) => l.lineNumber), lines.map((l) => l.sku), lines.map((l) => l.quantity), lines.map((l) => l.productUuid)];
 }
 
-/** Writes every order column (the use case changed the order in memory); bumps version and updated_at. */
+/**
+ * Writes every order column (the use case changed the order in memory); bumps the row's version,
+ * and `o.version` with it, so that the order a change answers has the version a read gives.
+ */
 export function updateOrder(tx: Tx, o: Order): void {
+  o.version += 1;
   const values = [
     o.uuid,
     o.printTrailOrderNumber,

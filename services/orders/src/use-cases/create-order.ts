@@ -93,7 +93,7 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
         wanted.lines.map((l) => l.sku),
       ),
       lockApiOrderRead(channelId, wanted.orderNumber),
-      lockPrintTrailNumbersRead(teamCode, wanted.printTrailOrderNumber ? [wanted.printTrailOrderNumber] : []),
+      lockPrintTrailNumbersRead(teamCode, [wanted.printTrailOrderNumber]),
     ]);
     // A replay of a confirmed or finished order is answered first (rule O2), whatever the team's
     // state or the SKUs: it neither creates nor amends an order, and the order stays unchanged.
@@ -103,23 +103,23 @@ export async function createOrder(deps: OrdersDeps, identity: Identity, input: O
     if (!existing) return writeNewOrder(ctx, { teamCode, channelId, origin: 'api', wanted, lines, figures: products.figureByProduct });
     return replaceOrder({ ...ctx, cause: { ...ctx.cause, trigger: 'replace' } }, existing, wanted, lines);
   }).catch((err: unknown) => {
-    // A replace's printTrailOrderNumber that another order's change took after replaceOrder checked
-    // it (while this one waited on stock) fails at COMMIT: the same conflict as the check's.
+    // Every client's number is locked before it is checked (lockPrintTrailNumbersRead), so this is
+    // only a number equal to one generated meanwhile (those are not locked): the same conflict.
     if (uniqueViolation(err) === PRINT_TRAIL_KEY && wanted.printTrailOrderNumber) throw printTrailConflict(wanted.printTrailOrderNumber);
     throw err;
   });
 }
 
 /** Throws the replay 409 of rule O2 unless `existing` may be replaced by what was sent. */
-function refuseReplayOf(existing: { uuid: string; status: string; confirmedAt: Date | null; updatedAt: Date }, orderNumber: string): void {
+function refuseReplayOf(existing: { uuid: string; status: string; confirmedAt: Date | null; version: number }, orderNumber: string): void {
   const decision = replayDecision(existing);
   if (decision === 'replace') return;
   const detail =
     decision === 'order-already-confirmed'
       ? `Order ${orderNumber} is already confirmed (status ${existing.status}); it was left unchanged.`
       : `Order ${orderNumber} can no longer be updated (status ${existing.status}); it was left unchanged.`;
-  // orderUpdatedAt: the order as decided on, so that a caller reading it again can tell it changed since.
-  throw new Problem(decision, { detail, extensions: { orderUuid: existing.uuid, orderStatus: existing.status, orderUpdatedAt: existing.updatedAt.toISOString() } });
+  // orderVersion: the order as decided on, so that a caller reading it again can tell whether it changed since.
+  throw new Problem(decision, { detail, extensions: { orderUuid: existing.uuid, orderStatus: existing.status, orderVersion: existing.version } });
 }
 
 /** Back-office: an order entered in the merchant application, on the team's Standard channel. */
@@ -139,7 +139,7 @@ export async function enterOrder(deps: OrdersDeps, identity: Identity, input: Or
   const channelId = (await standardChannelOf(deps.pool, teamCode)) ?? `${teamCode}-standard`;
   return inTransaction(deps, async (tx, unit) => {
     await refuseTakenNumbers(tx, channelId, [{ orderNumber: wanted.orderNumber, property: 'input.orderNumber' }]);
-    await read(tx, lockPrintTrailNumbersRead(teamCode, wanted.printTrailOrderNumber ? [wanted.printTrailOrderNumber] : []));
+    await read(tx, lockPrintTrailNumbersRead(teamCode, [wanted.printTrailOrderNumber]));
     return writeNewOrder(changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'create' }), { teamCode, channelId, origin: 'merchant-app', wanted, lines });
   });
 }
@@ -176,7 +176,7 @@ export async function importOrders(deps: OrdersDeps, identity: Identity, channel
     if (v.ok) wanted.push(v.value);
     else violations.push(...v.violations);
   });
-  violations.push(...givenTwice(wanted, 'orderNumber'), ...givenTwice(wanted, 'printTrailOrderNumber'));
+  violations.push(...givenTwice(orders, 'orderNumber'), ...givenTwice(orders, 'printTrailOrderNumber'));
   if (violations.length > 0) throw Problem.validation(violations);
   await requireActiveTeam(deps.pool, teamCode);
   const lines: OrderLine[][] = [];
@@ -187,7 +187,7 @@ export async function importOrders(deps: OrdersDeps, identity: Identity, channel
       channelId,
       wanted.map((w, i) => ({ orderNumber: w.orderNumber, property: `orders[${i}].orderNumber` })),
     );
-    await read(tx, lockPrintTrailNumbersRead(teamCode, wanted.flatMap((w) => (w.printTrailOrderNumber ? [w.printTrailOrderNumber] : []))));
+    await read(tx, lockPrintTrailNumbersRead(teamCode, wanted.map((w) => w.printTrailOrderNumber)));
     const ctx = changeContext(deps, tx, unit, { actor: actorOf(identity), trigger: 'import' });
     const out: Order[] = [];
     for (const [i, w] of wanted.entries()) {
@@ -197,12 +197,12 @@ export async function importOrders(deps: OrdersDeps, identity: Identity, channel
   });
 }
 
-/** A violation for each order of a batch whose `key` an earlier order of the batch has too. */
-function givenTwice(wanted: readonly ValidOrderInput[], key: 'orderNumber' | 'printTrailOrderNumber'): Violation[] {
+/** A violation for each order of a batch (as sent, so that `orders[i]` is the i-th sent) whose `key` an earlier order of the batch has too. */
+function givenTwice(orders: readonly OrderInput[], key: 'orderNumber' | 'printTrailOrderNumber'): Violation[] {
   const first = new Map<string, number>();
   const violations: Violation[] = [];
-  wanted.forEach((w, i) => {
-    const value = w[key];
+  orders.forEach((o, i) => {
+    const value = o[key];
     if (!value) return;
     const earlier = first.get(value);
     if (earlier !== undefined) violations.push({ property: `orders[${i}].${key}`, message: `Also given to orders[${earlier}].` });

@@ -18,7 +18,7 @@ describe('stock input rules', () => {
 
   it('accepts only assigned ISO 3166-1 alpha-2 codes, in either case', () => {
     expect(isCountryCode('GB') && isCountryCode('NL') && isCountryCode('US')).toBe(true);
-    for (const bad of ['UK', 'uk', 'XX', 'GBR', '', 'g']) expect(countryCodeViolations(bad, 'countryCode')).toHaveLength(1);
+    for (const bad of ['UK', 'uk', 'XX', 'GBR', '', 'g', '\ufb01', '\u017fe', '\u0131e']) expect(countryCodeViolations(bad, 'countryCode')).toHaveLength(1);
     // Either case, kept in upper case (as orders take a destination).
     for (const good of ['GB', 'gb', 'Nl']) expect(countryCodeViolations(good, 'countryCode')).toEqual([]);
     expect(warehouseCountryCode('nl')).toBe('NL');

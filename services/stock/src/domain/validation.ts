@@ -1,5 +1,5 @@
 import type { Violation } from '@pf/platform/problems';
-import { isCountryCode } from '@pf/platform/countries';
+import { assignedCountryCodeOf } from '@pf/platform/countries';
 import { PRINT_ON_DEMAND_CODE } from './model';
 
 /** Input checks of the stock use cases, each returning the violations it finds (empty: fine). */
@@ -35,13 +35,13 @@ export function nameViolations(name: string, property: string): Violation[] {
   return length >= 1 && length <= MAX_NAME_LENGTH ? [] : [{ property, message: `Must be 1-${MAX_NAME_LENGTH} characters.` }];
 }
 
-/** A warehouse's country as kept: upper case, whichever case was sent (as orders take it). */
+/** A warehouse's country as kept: upper case, whichever case was sent (as orders take it); unchanged when it is no code (refused). */
 export function warehouseCountryCode(code: string): string {
-  return code.toUpperCase();
+  return assignedCountryCodeOf(code) ?? code;
 }
 
 export function countryCodeViolations(code: string, property: string): Violation[] {
-  return isCountryCode(warehouseCountryCode(code)) ? [] : [{ property, message: 'Must be an ISO 3166-1 alpha-2 country code (e.g. GB).' }];
+  return assignedCountryCodeOf(code) ? [] : [{ property, message: 'Must be an ISO 3166-1 alpha-2 country code (e.g. GB).' }];
 }
 
 export function reasonViolations(reason: string, property: string): Violation[] {

@@ -155,9 +155,15 @@ export const EDGE_CREATE_ORDER = defineOperation<{ input: CreateOrderInput }, { 
   ${ORDER}
 `);
 
-/** `GET /orders/{orderUuid}`, and the re-read that fills `data` of a replay 409. */
+/** `GET /orders/{orderUuid}`. */
 export const EDGE_ORDER = defineOperation<{ uuid: string }, { order: OrderFields | null }>(`
   query EdgeOrder($uuid: ID!) { order(uuid: $uuid) { ...EdgeOrder } }
+  ${ORDER}
+`);
+
+/** The read that fills `data` of a replay 409, with the order's version to tell whether it changed since the 409 was decided. */
+export const EDGE_REPLAYED_ORDER = defineOperation<{ uuid: string }, { order: (OrderFields & { version: number }) | null }>(`
+  query EdgeReplayedOrder($uuid: ID!) { order(uuid: $uuid) { ...EdgeOrder version } }
   ${ORDER}
 `);
 

@@ -1,11 +1,11 @@
 import { Problem } from '@pf/platform/problems';
 import type { ResourceRequest, UpstreamCall } from '../resource';
-import { EDGE_CREATE_ORDER, EDGE_ORDER, type OrderFields } from './operation';
+import { EDGE_CREATE_ORDER, EDGE_REPLAYED_ORDER, type OrderFields } from './operation';
 import { createOrder } from './route';
 
 const UUID = '0f8c2d5e-3b7a-4c1d-9e6f-5a4b3c2d1e0f';
 
-function order(status: string, updatedAt: string, confirmedAt: string | null = '2026-10-20T10:00:00.000Z'): OrderFields {
+function order(status: string, version: number, confirmedAt: string | null = '2026-10-20T10:00:00.000Z'): OrderFields {
   return {
     uuid: UUID,
     orderNumber: '1001',
@@ -16,7 +16,8 @@ function order(status: string, updatedAt: string, confirmedAt: string | null = '
     scheduledAt: null,
     confirmedAt,
     createdAt: '2026-10-20T09:00:00.000Z',
-    updatedAt,
+    updatedAt: '2026-10-20T10:00:00.000Z',
+    version,
     stockHeld: false,
     shippingDetails: null,
     orderLines: [],
@@ -25,8 +26,8 @@ function order(status: string, updatedAt: string, confirmedAt: string | null = '
   } as unknown as OrderFields;
 }
 
-const replay = (type: 'order-already-confirmed' | 'order-not-updatable', status: string, updatedAt: string) =>
-  new Problem(type, { detail: `Order 1001 (status ${status})`, extensions: { orderUuid: UUID, orderStatus: status, orderUpdatedAt: updatedAt } });
+const replay = (type: 'order-already-confirmed' | 'order-not-updatable', status: string, version: number) =>
+  new Problem(type, { detail: `Order 1001 (status ${status})`, extensions: { orderUuid: UUID, orderStatus: status, orderVersion: version } });
 
 /** An orders service answering each create and each read from its script, in turn. */
 function scripted(creates: (OrderFields | Problem)[], reads: OrderFields[]): { call: UpstreamCall; creates: number } {
@@ -37,7 +38,7 @@ function scripted(creates: (OrderFields | Problem)[], reads: OrderFields[]): { c
       if (answer instanceof Problem) throw answer;
       return { createOrder: answer };
     }
-    if (operation === EDGE_ORDER) return { order: reads.shift() };
+    if (operation === EDGE_REPLAYED_ORDER) return { order: reads.shift() };
     throw new Error('unexpected operation');
   }) as UpstreamCall;
   return Object.assign(calls, { call });
@@ -57,30 +58,30 @@ async function refusal(promise: Promise<unknown>): Promise<Problem> {
 
 describe('POST /orders: a replay 409 never contradicts itself', () => {
   it('answers the order it decided on, orderStatus and data from one read', async () => {
-    const orders = scripted([replay('order-already-confirmed', 'queued', 'T1')], [order('queued', 'T1')]);
+    const orders = scripted([replay('order-already-confirmed', 'queued', 3)], [order('queued', 3)]);
     const problem = await refusal(createOrder.handle(request(orders.call)));
     expect(problem.problemType).toBe('order-already-confirmed');
     expect(problem.extensions).toMatchObject({ orderUuid: UUID, orderStatus: 'queued', data: { status: 'queued' } });
     // The service's own bookkeeping is not the client's.
-    expect(problem.extensions).not.toHaveProperty('orderUpdatedAt');
+    expect(Object.keys(problem.extensions).sort()).toEqual(['data', 'orderStatus', 'orderUuid']);
   });
 
   it('an order cancelled between the decision and the read is decided again: order-not-updatable, cancelled', async () => {
-    const orders = scripted([replay('order-already-confirmed', 'queued', 'T1'), replay('order-not-updatable', 'cancelled', 'T2')], [order('cancelled', 'T2'), order('cancelled', 'T2')]);
+    const orders = scripted([replay('order-already-confirmed', 'queued', 3), replay('order-not-updatable', 'cancelled', 4)], [order('cancelled', 4), order('cancelled', 4)]);
     const problem = await refusal(createOrder.handle(request(orders.call)));
     expect([problem.problemType, problem.extensions.orderStatus, (problem.extensions.data as { status: string }).status]).toEqual(['order-not-updatable', 'cancelled', 'cancelled']);
     expect(orders.creates).toBe(2);
   });
 
   it('an order saved as draft meanwhile is replaced, as rule O2 says of a draft: 201', async () => {
-    const orders = scripted([replay('order-already-confirmed', 'queued', 'T1'), order('draft', 'T3', null)], [order('draft', 'T2', null)]);
+    const orders = scripted([replay('order-already-confirmed', 'queued', 3), order('draft', 5, null)], [order('draft', 4, null)]);
     const answer = await createOrder.handle(request(orders.call));
     expect(answer).toMatchObject({ status: 201, body: { status: 'draft', confirmedAt: null } });
   });
 
   it('an order changing under every attempt is the platform\'s failure (500), never a contradictory 409', async () => {
-    const creates = Array.from({ length: 5 }, (_, i) => replay('order-already-confirmed', 'queued', `T${i}`));
-    const orders = scripted(creates, Array.from({ length: 5 }, (_, i) => order('cancelled', `U${i}`)));
+    const creates = Array.from({ length: 5 }, (_, i) => replay('order-already-confirmed', 'queued', 10 + i));
+    const orders = scripted(creates, Array.from({ length: 5 }, (_, i) => order('cancelled', 20 + i)));
     await expect(createOrder.handle(request(orders.call))).rejects.toThrow(/changed under 5 replays/);
   });
 });

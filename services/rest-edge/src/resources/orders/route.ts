@@ -13,7 +13,7 @@ import {
   type AmendOrderLinesBody,
   type CreateOrderBody,
 } from './mapper';
-import { EDGE_AMEND_ORDER_LINES, EDGE_CANCEL_ORDER, EDGE_CONFIRM_ORDER, EDGE_CREATE_ORDER, EDGE_ORDER, EDGE_ORDERS } from './operation';
+import { EDGE_AMEND_ORDER_LINES, EDGE_CANCEL_ORDER, EDGE_CONFIRM_ORDER, EDGE_CREATE_ORDER, EDGE_ORDER, EDGE_ORDERS, EDGE_REPLAYED_ORDER } from './operation';
 
 /**
  * Rule O1: every order a channel may not see answers this one body, the orders service's own
@@ -36,7 +36,7 @@ const REPLAY_ATTEMPTS = 5;
 
 /**
  * A replay 409 carries the full existing order in REST shape. The orders service names it by
- * `orderUuid` and `orderUpdatedAt` (the order it decided on, under its lock); it is read again
+ * `orderUuid` and `orderVersion` (the order it decided on, under its lock); it is read again
  * here, through the same channel identity (it is an API order of this channel: that is how the
  * replay found it). Null when the order changed in between (cancelled, saved as draft, ...): the
  * 409's type was decided on what it was, and answering it with what it is now would contradict
@@ -46,9 +46,9 @@ const REPLAY_ATTEMPTS = 5;
 async function withExistingOrder(problem: Problem, orders: UpstreamCall): Promise<Problem | null> {
   const uuid = problem.extensions.orderUuid;
   if (typeof uuid !== 'string') throw new Error(`The orders service answered ${problem.problemType} without orderUuid`);
-  const { order } = await orders(EDGE_ORDER, { uuid });
+  const { order } = await orders(EDGE_REPLAYED_ORDER, { uuid });
   if (!order) throw new Error(`The order ${uuid} of a ${problem.problemType} answer could not be read`);
-  if (order.updatedAt !== problem.extensions.orderUpdatedAt) return null;
+  if (order.version !== problem.extensions.orderVersion) return null;
   return new Problem(problem.problemType, {
     detail: problem.message,
     extensions: { orderUuid: order.uuid, orderStatus: order.status, data: toOrderResource(order) },
