@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import type { Logger } from '../logging';
 
@@ -61,9 +61,13 @@ export class Lifecycle {
     });
   }
 
-  /** Stops an HTTP server gracefully: no new connections, in-flight requests finish, idle sockets close. */
+  /**
+   * Stops an HTTP server gracefully: no new connections, in-flight requests finish, idle sockets
+   * close, and within half the shutdown budget whatever is still open is closed, so that the steps
+   * after it (consumers, relays, pools) always get their turn.
+   */
   registerHttpServer(name: string, server: Server): void {
-    this.onShutdown(name, () => closeServer(server));
+    this.onShutdown(name, () => closeServer(server, Math.floor(this.timeoutMs / 2)));
   }
 
   shutdown(reason = 'requested'): Promise<void> {
@@ -100,10 +104,26 @@ export class Lifecycle {
   }
 }
 
-export function closeServer(server: Server): Promise<void> {
+/**
+ * Closes a server: no new connections; every request still arriving on an open keep-alive
+ * connection is answered with `Connection: close`, so its socket ends with the answer (callers'
+ * pools keep sockets open longer than any shutdown budget, and a busy one never lets its socket go
+ * idle); idle sockets close now; after `drainMs`, whatever is left is closed too.
+ */
+export function closeServer(server: Server, drainMs = 10_000): Promise<void> {
   return new Promise((resolve, reject) => {
-    server.close((err) => (err ? reject(err) : resolve()));
-    // Keep-alive sockets with no request in flight would hold close() open.
+    const lastAnswer = (_req: IncomingMessage, res: ServerResponse) => {
+      if (!res.headersSent) res.setHeader('Connection', 'close');
+    };
+    server.prependListener('request', lastAnswer);
+    const drained = setTimeout(() => server.closeAllConnections(), drainMs);
+    drained.unref();
+    server.close((err) => {
+      clearTimeout(drained);
+      server.off('request', lastAnswer);
+      if (err) reject(err);
+      else resolve();
+    });
     server.closeIdleConnections();
   });
 }
