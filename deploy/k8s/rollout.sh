@@ -4,14 +4,15 @@
 #   kustomize edit set image ...   # or edit overlays/<overlay>/kustomization.yaml: the new tag
 #   deploy/k8s/rollout.sh prod orders
 #
-# 1. renders the overlay;
+# 1. renders the overlay, and applies the shared settings (pf-common: a change gives it a new name,
+#    which the service's new Deployment and Job refer to; the old one stays for the old pods);
 # 2. runs the service's migration Job to completion (the finished Job of the previous release is
 #    deleted first: a Job's pod template cannot change), and stops if it fails;
 # 3. applies the service's own objects only (its ConfigMap, Deployment, Service, HPA, PDB,
 #    NetworkPolicies: everything labelled app.kubernetes.io/name=<service>);
 # 4. waits until the new pods are ready.
-# Shared objects (pf-common, Kafka, topics, Postgres) change only with a full
-# `kubectl apply -k deploy/k8s/overlays/<overlay>`.
+# Other shared objects (Kafka, topics, Postgres, network baseline) change only with a full
+# `kubectl apply -k deploy/k8s/overlays/<overlay>`, never together with new image tags.
 set -euo pipefail
 
 usage() { echo "usage: $0 <dev|prod> <service>" >&2; exit 64; }
@@ -28,6 +29,9 @@ kubectl kustomize "$dir" >"$manifest"
 namespace="$(awk '/^  namespace: /{ print $2; exit }' "$manifest")"
 grep -q "^  name: ${service}\$" "$manifest" || { echo "no service $service in overlay $overlay" >&2; exit 64; }
 ns=(--namespace "$namespace")
+
+echo "== shared settings"
+kubectl apply -f "$manifest" -l "app.kubernetes.io/component=shared-settings"
 
 if grep -q "^  name: ${service}-migrate\$" "$manifest"; then
   echo "== $service: migrations"

@@ -17,6 +17,7 @@ import {
   render,
   type K8sObject,
 } from './support/deploy';
+import { MAX_REQUEST_BODY_BYTES } from '../../services/rest-edge/src/edge';
 
 // kubernetes-models is pinned in the root package.json (4.5.1: the Kubernetes 1.33 OpenAPI
 // schemas, precompiled). It checks types, enums, formats and required fields.
@@ -195,6 +196,12 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       expect(c.resources.requests.memory).toBeDefined();
       expect(c.resources.limits.memory).toBeDefined();
     }
+  });
+
+  test('the ingress lets through every body the edge reads, so a larger one gets the edge\'s problem, not the controller\'s page', () => {
+    const limits = ofKind(objects, 'Ingress').map((i) => i.metadata.annotations?.['nginx.ingress.kubernetes.io/proxy-body-size']);
+    expect(limits.length).toBeGreaterThan(0);
+    for (const limit of limits) expect(Number(/^(\d+)m$/.exec(limit ?? '')?.[1]) * 1024 * 1024).toBeGreaterThan(MAX_REQUEST_BODY_BYTES);
   });
 
   test('the public Ingress routes only the API (/v1), never the probes', () => {

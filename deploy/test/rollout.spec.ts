@@ -51,6 +51,8 @@ test('a service with migrations: the Job first (the old one deleted), then the s
   const { status, calls } = rollout('prod', 'orders');
   expect(status).toBe(0);
   expect(calls).toEqual([
+    // The shared settings first: the Job and the Deployment may refer to a pf-common of a new name.
+    'apply -f <manifest> -l app.kubernetes.io/component=shared-settings',
     `--namespace ${ns} delete job orders-migrate --ignore-not-found --wait=true`,
     'apply -f <manifest> -l app.kubernetes.io/name=orders,app.kubernetes.io/component=migration',
     `--namespace ${ns} get job orders-migrate -o jsonpath={.status.conditions[?(@.status=="True")].type}`,
@@ -69,7 +71,11 @@ test('a failed migration stops the release before the service changes', () => {
 test('a service without a database goes straight to its rollout; an unknown service is refused', () => {
   const gateway = rollout('prod', 'gateway');
   expect(gateway.status).toBe(0);
-  expect(gateway.calls).toEqual(['apply -f <manifest> -l app.kubernetes.io/name=gateway', expect.stringContaining('rollout status deployment/gateway')]);
+  expect(gateway.calls).toEqual([
+    'apply -f <manifest> -l app.kubernetes.io/component=shared-settings',
+    'apply -f <manifest> -l app.kubernetes.io/name=gateway',
+    expect.stringContaining('rollout status deployment/gateway'),
+  ]);
   expect(rollout('prod', 'nope').status).toBe(64);
 });
 
@@ -88,5 +94,12 @@ test('what `-l app.kubernetes.io/name=<service>` selects includes the ConfigMaps
       if (cm.metadata.name.startsWith('pf-common')) continue;
       expect({ cm: name, label: cm.metadata.labels?.['app.kubernetes.io/name'] }).toEqual({ cm: name, label: svc });
     }
+  }
+});
+
+test('the shared settings a release applies are the pf-common ConfigMap alone, under its hashed name', () => {
+  for (const overlay of ['dev', 'prod'] as const) {
+    const shared = render(overlay).filter((o) => o.metadata.labels?.['app.kubernetes.io/component'] === 'shared-settings');
+    expect(shared.map((o) => [o.kind, o.metadata.name.replace(/-[a-z0-9]{10}$/, '')])).toEqual([['ConfigMap', 'pf-common']]);
   }
 });
