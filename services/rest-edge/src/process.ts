@@ -19,12 +19,15 @@ export interface RestEdgeProcess {
  * The edge as one production process: the bus from config, `/healthz` and `/readyz` (Redis, the
  * gateway and accounts answer) next to the API, and a Lifecycle that shuts down in order: stop
  * taking requests and finish in-flight ones, stop the event consumer and close pools, close the
- * bus. Throws a `ConfigError` naming every bad variable before anything starts.
+ * bus. Throws a `ConfigError` naming every bad variable before anything starts. `signals`: SIGTERM
+ * and SIGINT stop it gracefully from the moment the configuration is read (a start waiting for an
+ * unreachable broker takes seconds, and a pod may be told to stop meanwhile).
  */
-export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Logger): Promise<RestEdgeProcess> {
+export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Logger, opts: { signals?: boolean } = {}): Promise<RestEdgeProcess> {
   const config = loadRestEdgeConfig(source);
   logger.level = config.LOG_LEVEL;
   const lifecycle = new Lifecycle(logger, config.SHUTDOWN_TIMEOUT_MS);
+  if (opts.signals) lifecycle.installSignalHandlers();
   try {
     const bus = busFromConfig(config, 'rest-edge', logger);
     lifecycle.onShutdown('event bus', () => bus.close());
@@ -53,8 +56,7 @@ export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Lo
 export async function runRestEdgeProcess(): Promise<void> {
   const logger = createLogger('rest-edge');
   try {
-    const { lifecycle } = await startRestEdgeProcess(process.env, logger);
-    lifecycle.installSignalHandlers();
+    await startRestEdgeProcess(process.env, logger, { signals: true });
   } catch (err) {
     if (err instanceof ConfigError) {
       logger.fatal({ variables: err.variables }, err.message);

@@ -1,5 +1,7 @@
 import { freePort } from '@pf/platform/testing/infra';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
 import { request } from 'undici';
 import { testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import http from 'node:http';
@@ -159,6 +161,24 @@ describe('rest-edge process', () => {
     expect(absolute).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
     expect(JSON.parse(absolute.split('\r\n\r\n')[1]!).data.id).toBe('acme-shop');
   });
+
+  it('a SIGTERM while the start still waits for the broker stops it gracefully (dist/main.js)', async () => {
+    const closedPort = await freePort();
+    const child = spawn(process.execPath, [path.join(__dirname, '..', 'dist', 'main.js')], {
+      env: { ...env({ EVENT_BUS: 'kafka', KAFKA_BROKERS: `127.0.0.1:${closedPort}`, AUTH_CACHE_TTL_MS: '30000', LOG_LEVEL: 'info' }), PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let logs = '';
+    child.stdout.on('data', (d) => (logs += d));
+    child.stderr.on('data', (d) => (logs += d));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    // The start subscribes to credential changes on a broker nobody listens on: it waits there.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(logs).not.toContain('rest-edge listening');
+    child.kill('SIGTERM');
+    expect(await exited).toEqual({ code: 0, signal: null });
+    expect(logs).toContain('shutting down');
+  }, 60_000);
 
   it('shuts down gracefully and stops listening', async () => {
     const { p, url } = await start();
