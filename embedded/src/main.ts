@@ -16,7 +16,7 @@ import { createLogger } from '@pf/platform/logging';
 import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
 import { loadEmbeddedConfig } from './config';
 import { installationSecret, readJson, writeJson, type DemoCredentials } from './credentials';
-import { startEmbeddedPostgres } from './postgres';
+import { republishRecentEvents, startEmbeddedPostgres } from './postgres';
 
 const SUBGRAPHS: ServiceDefinition[] = [accountsService, catalogService, stockService, ordersService, webhooksService];
 
@@ -37,6 +37,7 @@ async function main(): Promise<void> {
   for (const def of SUBGRAPHS) {
     await migrate({ connectionString: postgres.url, schema: def.schema!, sources: serviceMigrationSources(def.migrationsDir!), logger });
   }
+  await republishRecentEvents(postgres.url, SUBGRAPHS.map((def) => def.schema!), logger);
 
   const jwt: JwtVerifyOptions = {
     algorithm: 'HS256',

@@ -116,3 +116,32 @@ function postgresUser(): { uid: number; gid: number } {
   const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
   return { uid: id('-u'), gid: id('-g') };
 }
+
+/**
+ * How far back events are published again at start. The in-memory bus forgets, with the process,
+ * what it had taken from the outboxes and not yet handed to every consumer (a consumer retrying a
+ * handler waits up to 30 s between tries); a deployment's broker keeps it.
+ */
+const REPUBLISH_MINUTES = 10;
+
+/**
+ * Marks the events published in the last REPUBLISH_MINUTES unpublished again, so the relays send
+ * them once more: consumers keep an inbox (and deliveries are unique per event and channel), so
+ * what was handled before the stop is skipped, and what was not is not lost (a kill -9 of the
+ * development system lost the webhooks of orders made just before it).
+ */
+export async function republishRecentEvents(databaseUrl: string, schemas: readonly string[], logger: Logger): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    for (const schema of schemas) {
+      const { rowCount } = await client.query(
+        `UPDATE ${schema}.outbox_event SET published_at = NULL WHERE published_at > now() - make_interval(mins => $1)`,
+        [REPUBLISH_MINUTES],
+      );
+      if (rowCount) logger.info({ schema, events: rowCount }, 'recent events published again (the in-memory bus does not outlive the process)');
+    }
+  } finally {
+    await client.end();
+  }
+}

@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { freePort } from '@pf/platform/testing/infra';
 
 /**
@@ -151,4 +152,33 @@ describe('npm start (the embedded wiring)', () => {
     expect(await stop(child)).toBe(0);
     expect(await listening(Number(env.PF_POSTGRES_PORT))).toBe(false);
   }, 240_000);
+
+  it('events of the last minutes go out again at the next start: what the in-memory bus held when the process ended is not lost', async () => {
+    child = await start();
+    const db = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${env.PF_POSTGRES_PORT}/platform` });
+    await db.connect();
+    try {
+      // As if the process had ended after the relay published the order's events and before the
+      // webhooks service handled them: its read model and inbox know nothing of them.
+      await db.query('DELETE FROM webhooks.order_view WHERE order_uuid = $1', [orderUuid]);
+      await db.query('DELETE FROM webhooks.inbox_event');
+    } finally {
+      await db.end();
+    }
+    expect(await stop(child)).toBe(0);
+    child = await start();
+    const again = new pg.Client({ connectionString: `postgres://postgres:postgres@127.0.0.1:${env.PF_POSTGRES_PORT}/platform` });
+    await again.connect();
+    try {
+      let found = 0;
+      for (let i = 0; i < 60 && found === 0; i++) {
+        found = (await again.query('SELECT 1 FROM webhooks.order_view WHERE order_uuid = $1', [orderUuid])).rowCount ?? 0;
+        if (found === 0) await new Promise((r) => setTimeout(r, 500));
+      }
+      expect(found).toBe(1);
+    } finally {
+      await again.end();
+    }
+    expect(await stop(child)).toBe(0);
+  }, 360_000);
 });
