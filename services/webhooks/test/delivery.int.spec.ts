@@ -216,6 +216,30 @@ describe('webhook delivery to a real HTTPS receiver', () => {
     expect(integration.errors?.[0]?.extensions?.problem?.problemType).toBe('forbidden');
   }, 30_000);
 
+  it('a redelivery asked for again while the first is still waiting answers that one (a double click queues one)', async () => {
+    const { channelId, code } = await channelWithUrl('redeliver-twice');
+    receiver.answer(...Array.from({ length: 5 }, () => ({ status: 500 })));
+    await h.publish(OrderCreated, randomUUID(), { order: orderFacts(channelId) });
+    const original = (await arrived(code, 5))[0]!.deliveryId;
+    await eventually(async () => ((await h.sql.query("SELECT 1 FROM delivery WHERE id = $1 AND status = 'failed'", [original])).rowCount ? true : undefined));
+    const backoffice: Identity = { kind: 'backoffice', teamCode: team, userId: 'merchant' };
+    const redeliver = async () =>
+      (await h.graphql<{ redeliverWebhook: { id: string } }>(backoffice, 'mutation($d: ID!) { redeliverWebhook(deliveryId: $d) { id } }', { d: original })).data!.redeliverWebhook.id;
+    // The receiver hangs: the redelivery stays open (being sent, then waiting to be retried).
+    receiver.setDefault({ hang: true });
+    try {
+      const ids = await Promise.all([redeliver(), redeliver(), redeliver()]);
+      ids.push(await redeliver());
+      expect(new Set(ids).size).toBe(1);
+      const { rows } = await h.sql.query('SELECT count(*)::int AS n FROM delivery WHERE redelivery_of = $1', [original]);
+      expect(rows[0].n).toBe(1);
+    } finally {
+      // Ended here, so that its later attempts take no answer the receiver scripts for other tests.
+      await h.sql.query("UPDATE delivery SET status = 'failed', next_attempt_at = NULL, lease_token = NULL WHERE redelivery_of = $1", [original]);
+      receiver.setDefault({ status: 200 });
+    }
+  }, 30_000);
+
   it('the delivery log keeps finished deliveries for the retention period; a redelivery outlives its original', async () => {
     const { channelId, code } = await channelWithUrl('retention');
     receiver.answer(...Array.from({ length: 5 }, () => ({ status: 500 })));

@@ -3,7 +3,7 @@ import { OrderCreated } from '@pf/platform/events/orders';
 import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
-import { claimDueDeliveries } from '../src/repositories/deliveries';
+import { claimDueDeliveries, failInterruptedLastAttempts } from '../src/repositories/deliveries';
 import { orderFacts, v4, WebhooksHarness } from './support/harness';
 import { createTestCertificate, TestReceiver, type TestCertificate } from './support/receiver';
 
@@ -106,6 +106,27 @@ describe('webhook queue across restarts', () => {
     const got = await eventually(() => (received('crash').length === 20 ? received('crash') : undefined), 30_000);
     expect(got.every((r) => r.attempt === 2)).toBe(true);
     expect(new Set(got.map((r) => r.deliveryId)).size).toBe(20);
+  }, 60_000);
+
+  it('a delivery whose last attempt was interrupted fails, its log telling that attempt\'s outcome (none), not the one before', async () => {
+    const channelId = await h.seedChannel(team, 'interrupted');
+    await h.register(channelId, `https://${HOST}:${receiver.port}/interrupted`);
+    await h.instance.worker.stop();
+    try {
+      const order = orderFacts(channelId);
+      await h.bus.publish([outgoing(OrderCreated, OrderCreated.create(order.orderUuid, { order }))]);
+      const id = await eventually(async () => (await h.sql.query('SELECT id FROM delivery WHERE channel_id = $1', [channelId])).rows[0]?.id as string | undefined);
+      // Its fifth and last attempt under way, the fourth answered 500, and the worker gone (the lease ran out).
+      await h.sql.query(
+        `UPDATE delivery SET status = 'sending', attempt_count = 5, last_status_code = 500, last_error = 'HTTP 500', lease_token = gen_random_uuid(), next_attempt_at = now() - interval '1 second' WHERE id = $1`,
+        [id],
+      );
+      await failInterruptedLastAttempts(h.sql, 5);
+      const { rows } = await h.sql.query('SELECT status, last_status_code, last_error FROM delivery WHERE id = $1', [id]);
+      expect(rows).toEqual([{ status: 'failed', last_status_code: null, last_error: expect.stringContaining('interrupted') }]);
+    } finally {
+      await h.instance.worker.start();
+    }
   }, 60_000);
 
   it('two workers side by side never hold the same delivery', async () => {

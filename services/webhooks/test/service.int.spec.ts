@@ -12,7 +12,7 @@ describe('webhooks service', () => {
     jwt,
     migrations: {
       schema: 'webhooks',
-      all: ['platform/0001_outbox_inbox.sql', 'service/0001_webhooks.sql', 'service/0002_queue_wakeup_off_the_event_path.sql', 'service/0003_delivery_log_retention.sql', 'service/0004_delivery_queue_order.sql', 'service/0005_open_resend_lookup.sql'],
+      all: ['platform/0001_outbox_inbox.sql', 'service/0001_webhooks.sql', 'service/0002_queue_wakeup_off_the_event_path.sql', 'service/0003_delivery_log_retention.sql', 'service/0004_delivery_queue_order.sql', 'service/0005_open_resend_lookup.sql', 'service/0006_open_redelivery_lookup.sql'],
       prismaSchemaPath: path.resolve(__dirname, '../prisma/schema.prisma'),
     },
     sdlShows: ['registerWebhook'],

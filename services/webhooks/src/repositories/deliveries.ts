@@ -47,7 +47,25 @@ export async function findOpenResend(
 
 /** Serialises the resends of one order and type to one channel until the transaction ends. */
 export async function lockResendKey(db: Queryable, channelId: string, orderUuid: string | null, notificationType: string): Promise<void> {
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`webhooks.resend:${channelId}:${orderUuid}:${notificationType}`]);
+  await lockKey(db, `webhooks.resend:${channelId}:${orderUuid}:${notificationType}`);
+}
+
+/** Serialises the redeliveries of one delivery until the transaction ends. */
+export async function lockRedeliveryOf(db: Queryable, deliveryId: string): Promise<void> {
+  await lockKey(db, `webhooks.redeliver:${deliveryId}`);
+}
+
+async function lockKey(db: Queryable, key: string): Promise<void> {
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+}
+
+/** A redelivery of `deliveryId` still waiting to be delivered (queued, being sent, or between attempts), if any. */
+export async function findOpenRedelivery(db: Queryable, deliveryId: string): Promise<string | null> {
+  const { rows } = await db.query<{ id: string }>(
+    `SELECT id FROM delivery WHERE redelivery_of = $1 AND status IN ('pending', 'sending') ORDER BY created_at DESC LIMIT 1`,
+    [deliveryId],
+  );
+  return rows[0]?.id ?? null;
 }
 
 /** Inserts deliveries (one an event gave already is skipped); each inserted one's id and queue time, as stored. */
@@ -185,7 +203,7 @@ export async function claimDueDeliveries(
 export async function failInterruptedLastAttempts(db: Queryable, maxAttempts: number): Promise<number> {
   const { rowCount } = await db.query(
     `UPDATE delivery SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, completed_at = now(), updated_at = now(),
-            last_error = 'the last attempt was interrupted (its worker stopped before recording the answer)'
+            last_error = 'the last attempt was interrupted (its worker stopped before recording the answer)', last_status_code = NULL
       WHERE status = 'sending' AND next_attempt_at <= now() AND attempt_count >= $1`,
     [maxAttempts],
   );

@@ -13,7 +13,7 @@ import {
   type ResendableType,
 } from '../domain/notifications';
 import { inTransaction } from '../repositories/db';
-import { findStoredDelivery, insertDeliveries } from '../repositories/deliveries';
+import { findOpenRedelivery, findStoredDelivery, insertDeliveries, lockRedeliveryOf } from '../repositories/deliveries';
 import { endpointForQueueing } from '../repositories/endpoints';
 import type { CurrentOrder } from '../orders/current-orders';
 import type { WebhooksDeps } from './deps';
@@ -115,7 +115,8 @@ async function notQueueable(deps: WebhooksDeps, channelId: string): Promise<Prob
  * Back-office: sends a failed delivery again as a new delivery with the same bytes (and a fresh set
  * of attempts), signed when queued like every webhook: with the channel's secret as it is now, so a
  * redelivery after a rotation verifies with the new secret (spec section 6: a webhook re-sent
- * after rotation uses the new secret). Only while the channel may get new webhooks.
+ * after rotation uses the new secret). Only while the channel may get new webhooks. A redelivery
+ * of it still waiting to be delivered is answered instead of queueing another.
  */
 export async function redeliver(deps: WebhooksDeps, identity: Identity, deliveryId: string) {
   authoriseBackOffice(identity);
@@ -129,6 +130,10 @@ export async function redeliver(deps: WebhooksDeps, identity: Identity, delivery
     }
     const endpoint = await endpointForQueueing(tx, original.channelId);
     if (!endpoint || !mayQueueNewWebhooks(endpoint.channel, endpoint.url)) throw await notQueueable(deps, original.channelId);
+    // A redelivery of it still waiting is the answer (a second click sends nothing twice).
+    await lockRedeliveryOf(tx, original.id);
+    const waiting = await findOpenRedelivery(tx, original.id);
+    if (waiting) return waiting;
     const [queued] = await insertDeliveries(tx, [
       {
         id: randomUUID(),
