@@ -216,13 +216,19 @@ describe('webhook delivery to a real HTTPS receiver', () => {
     expect(integration.errors?.[0]?.extensions?.problem?.problemType).toBe('forbidden');
   }, 30_000);
 
-  it('a redelivery asked for again while the first is still waiting answers that one (a double click queues one)', async () => {
-    const { channelId, code } = await channelWithUrl('redeliver-twice');
+  /** A channel with a URL and an order-created delivery to it that failed (five 500s), and a back-office user. */
+  async function failedDelivery(label: string) {
+    const { channelId, code } = await channelWithUrl(label);
     receiver.answer(...Array.from({ length: 5 }, () => ({ status: 500 })));
     await h.publish(OrderCreated, randomUUID(), { order: orderFacts(channelId) });
     const original = (await arrived(code, 5))[0]!.deliveryId;
     await eventually(async () => ((await h.sql.query("SELECT 1 FROM delivery WHERE id = $1 AND status = 'failed'", [original])).rowCount ? true : undefined));
     const backoffice: Identity = { kind: 'backoffice', teamCode: team, userId: 'merchant' };
+    return { channelId, code, original, backoffice };
+  }
+
+  it('a redelivery asked for again while the first is still waiting answers that one (a double click queues one)', async () => {
+    const { original, backoffice } = await failedDelivery('redeliver-twice');
     const redeliver = async () =>
       (await h.graphql<{ redeliverWebhook: { id: string } }>(backoffice, 'mutation($d: ID!) { redeliverWebhook(deliveryId: $d) { id } }', { d: original })).data!.redeliverWebhook.id;
     // The receiver hangs: the redelivery stays open (being sent, then waiting to be retried).
@@ -241,12 +247,7 @@ describe('webhook delivery to a real HTTPS receiver', () => {
   }, 30_000);
 
   it('the delivery log keeps finished deliveries for the retention period; a redelivery outlives its original', async () => {
-    const { channelId, code } = await channelWithUrl('retention');
-    receiver.answer(...Array.from({ length: 5 }, () => ({ status: 500 })));
-    await h.publish(OrderCreated, randomUUID(), { order: orderFacts(channelId) });
-    const original = (await arrived(code, 5))[0]!.deliveryId;
-    await eventually(async () => ((await h.sql.query("SELECT 1 FROM delivery WHERE id = $1 AND status = 'failed'", [original])).rowCount ? true : undefined));
-    const backoffice: Identity = { kind: 'backoffice', teamCode: team, userId: 'merchant' };
+    const { channelId, code, original, backoffice } = await failedDelivery('retention');
     const again = await h.graphql<{ redeliverWebhook: { id: string } }>(backoffice, 'mutation($d: ID!) { redeliverWebhook(deliveryId: $d) { id } }', { d: original });
     const redelivery = again.data!.redeliverWebhook.id;
     await eventually(async () => ((await h.sql.query("SELECT 1 FROM delivery WHERE id = $1 AND status = 'succeeded'", [redelivery])).rowCount ? true : undefined));
