@@ -181,6 +181,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   app.use(errorHandler(logger, (path) => (orderPath.test(path) ? ORDER_NOT_FOUND_DETAIL : undefined)));
 
   let subscription: Subscription | undefined;
+  let upstreamsAnswered = false;
   return {
     app,
     contract,
@@ -203,13 +204,17 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
       await Promise.allSettled([gateway.close(), accounts.close(), stock?.close(), orders?.close()]);
       await rateLimiter.close();
     },
-    // Ready when what every request needs answers: the rate limiter, the credentials lookup
-    // (accounts) and the gateway. Not stock or orders: an outage of one is answered by its own
-    // endpoints (500 with a reference, section 7) while products, the feed and the rest keep
-    // serving; a readiness tied to them would take every edge pod out of the Service at once.
+    // Ready once what every request needs has answered: the rate limiter, the credentials lookup
+    // (accounts) and the gateway, so a pod with a wrong address or key never enters the Service.
+    // From then on an outage of one of them (shared by every pod) is answered by each request
+    // (500 with a reference, section 7; stock and orders are never part of it): a readiness tied
+    // to them would take every edge pod out at once, and the whole API, orders included, would
+    // answer the ingress's own 503.
     async ready() {
+      if (upstreamsAnswered) return;
       const call = { bearer: identities.serviceJwt(), requestId: 'readiness' };
       await Promise.all([rateLimiter.ping(), gateway.execute(READY_PROBE, {}, call), accounts.execute(READY_PROBE, {}, call)]);
+      upstreamsAnswered = true;
     },
   };
 }

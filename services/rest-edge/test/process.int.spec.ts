@@ -84,6 +84,33 @@ describe('rest-edge process', () => {
     expect((await get(`${url}/healthz`)).status).toBe(200);
   });
 
+  it('once its upstreams answered, stays ready through a gateway outage: each request answers it (500 with a reference), the pods stay in service', async () => {
+    // A TCP relay in front of the gateway, to take it away.
+    const target = new URL(sys.gatewayUrl);
+    const links = new Set<net.Socket>();
+    const relay = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      links.add(client).add(upstream);
+      client.pipe(upstream).pipe(client);
+      const drop = () => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('error', drop).on('close', drop);
+      upstream.on('error', drop).on('close', drop);
+    });
+    const relayPort = await new Promise<number>((resolve) => relay.listen(0, '127.0.0.1', () => resolve((relay.address() as net.AddressInfo).port)));
+    const { url } = await start({ GATEWAY_URL: `http://127.0.0.1:${relayPort}${target.pathname}` });
+    expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
+    await new Promise<void>((resolve) => {
+      relay.close(() => resolve());
+      for (const socket of links) socket.destroy();
+    });
+    expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
+    const channel = await get(`${url}/v1/channels/acme-shop/`, acme.shop!.token);
+    expect(channel).toMatchObject({ status: 500, body: { status: 500, reference: expect.any(String) } });
+  });
+
   it('stays ready while the orders service does not answer: its endpoints answer 500 with a reference (section 7), the rest serves', async () => {
     const port = await freePort();
     const { url } = await start({ ORDERS_URL: `http://127.0.0.1:${port}/graphql` });
