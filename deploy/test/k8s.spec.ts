@@ -186,6 +186,14 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(problems).toEqual([]);
   });
 
+  test('a caller waits longer than what it calls may take: the edge for an order change (two stock calls in turn)', () => {
+    const value = (svc: string, key: string) => {
+      const c = mainContainer(deployment(svc));
+      return seconds(effectiveValue(containerEnv(objects, c), CONFIG_SHAPES[svc]!, key));
+    };
+    expect(value('rest-edge', 'UPSTREAM_TIMEOUT_MS')).toBeGreaterThan(2 * value('orders', 'STOCK_TIMEOUT_MS'));
+  });
+
   test('migration Jobs run with the same security context and have resources', () => {
     for (const job of ofKind(objects, 'Job')) {
       const pod = job.spec.template.spec;
