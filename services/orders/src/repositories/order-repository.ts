@@ -267,11 +267,10 @@ function lockKeys(keys: readonly string[]) {
 
 /**
  * Locks printTrailOrderNumbers of the team for the rest of the transaction (those given; none: no
- * statement).
- * Every change that gives an order a number of the client's takes it before checking or using
- * the number, so a check made under it holds until COMMIT: a replay that swaps an order's stock
- * holds can no longer fail at COMMIT on a number another order took meanwhile, when the holds it
- * gave up may have been sold (see replaceOrder).
+ * statement). Every change that gives an order a number of the client's takes it before checking
+ * or using the number, so a check made under it holds until COMMIT: a replay that swaps an
+ * order's stock holds can no longer fail at COMMIT on a number another order took meanwhile, when
+ * the holds it gave up may have been sold (see replaceOrder).
  */
 export function lockPrintTrailNumbersRead(teamCode: string, numbers: readonly (string | null)[]): Read<void> {
   const given = numbers.filter((n): n is string => n !== null);
@@ -280,6 +279,7 @@ export function lockPrintTrailNumbersRead(teamCode: string, numbers: readonly (s
     answer: () => undefined,
   };
 }
+
 const MERCHANT_ORDERS_BY_NUMBER = statement(
   'orders',
   `SELECT order_number, uuid FROM orders.orders WHERE channel_id = $1 AND order_number = ANY($2::text[]) AND origin <> 'api'`,

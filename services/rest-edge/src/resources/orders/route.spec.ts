@@ -66,6 +66,13 @@ describe('POST /orders: a replay 409 never contradicts itself', () => {
     expect(Object.keys(problem.extensions).sort()).toEqual(['data', 'orderStatus', 'orderUuid']);
   });
 
+  it('an orders service that names no version (the release before) is answered with its read, as then', async () => {
+    const unversioned = new Problem('order-already-confirmed', { detail: 'Order 1001 (status queued)', extensions: { orderUuid: UUID, orderStatus: 'queued' } });
+    const orders = scripted([unversioned], [order('queued', 7)]);
+    const problem = await refusal(createOrder.handle(request(orders.call)));
+    expect([problem.problemType, problem.extensions.orderStatus, orders.creates]).toEqual(['order-already-confirmed', 'queued', 1]);
+  });
+
   it('an order cancelled between the decision and the read is decided again: order-not-updatable, cancelled', async () => {
     const orders = scripted([replay('order-already-confirmed', 'queued', 3), replay('order-not-updatable', 'cancelled', 4)], [order('cancelled', 4), order('cancelled', 4)]);
     const problem = await refusal(createOrder.handle(request(orders.call)));
