@@ -1,6 +1,6 @@
 import { Problem } from '@pf/platform/problems';
 import type { ResourceRequest, UpstreamCall } from '../resource';
-import { EDGE_CREATE_ORDER, EDGE_REPLAYED_ORDER, type OrderFields } from './operation';
+import { EDGE_CREATE_ORDER, EDGE_ORDER, EDGE_REPLAYED_ORDER, type OrderFields } from './operation';
 import { createOrder } from './route';
 
 const UUID = '0f8c2d5e-3b7a-4c1d-9e6f-5a4b3c2d1e0f';
@@ -39,6 +39,10 @@ function scripted(creates: (OrderFields | Problem)[], reads: OrderFields[]): { c
       return { createOrder: answer };
     }
     if (operation === EDGE_REPLAYED_ORDER) return { order: reads.shift() };
+    if (operation === EDGE_ORDER) {
+      const { version: _, ...unversioned } = reads.shift() as OrderFields & { version: number };
+      return { order: unversioned };
+    }
     throw new Error('unexpected operation');
   }) as UpstreamCall;
   return Object.assign(calls, { call });

@@ -46,11 +46,12 @@ const REPLAY_ATTEMPTS = 5;
 async function withExistingOrder(problem: Problem, orders: UpstreamCall): Promise<Problem | null> {
   const uuid = problem.extensions.orderUuid;
   if (typeof uuid !== 'string') throw new Error(`The orders service answered ${problem.problemType} without orderUuid`);
-  const { order } = await orders(EDGE_REPLAYED_ORDER, { uuid });
-  if (!order) throw new Error(`The order ${uuid} of a ${problem.problemType} answer could not be read`);
-  // An orders service of the release before names no version (a rollback of it alone): its read is the answer, as then.
   const decidedOn = problem.extensions.orderVersion;
-  if (typeof decidedOn === 'number' && order.version !== decidedOn) return null;
+  // An orders service of the release before (rolled back alone) names no version and has no
+  // Order.version to ask for: its read is the answer, as then.
+  const { order } = typeof decidedOn === 'number' ? await orders(EDGE_REPLAYED_ORDER, { uuid }) : await orders(EDGE_ORDER, { uuid });
+  if (!order) throw new Error(`The order ${uuid} of a ${problem.problemType} answer could not be read`);
+  if ('version' in order && order.version !== decidedOn) return null;
   return new Problem(problem.problemType, {
     detail: problem.message,
     extensions: { orderUuid: order.uuid, orderStatus: order.status, data: toOrderResource(order) },
