@@ -199,8 +199,10 @@ describe('rest-edge process', () => {
     child.stdout.on('data', (d) => (logs += d));
     child.stderr.on('data', (d) => (logs += d));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    // The start subscribes to credential changes on a broker nobody listens on: it waits there.
-    await new Promise((r) => setTimeout(r, 1500));
+    // The start subscribes to credential changes on a broker nobody listens on: it waits there,
+    // once the Kafka client has said it cannot connect (a loaded machine takes seconds to get there).
+    for (let waited = 0; !/ECONNREFUSED/.test(logs) && waited < 45_000; waited += 100) await new Promise((r) => setTimeout(r, 100));
+    expect(logs).toMatch(/ECONNREFUSED/);
     expect(logs).not.toContain('rest-edge listening');
     child.kill('SIGTERM');
     expect(await exited).toEqual({ code: 0, signal: null });
