@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../testing/infra';
-import { migrate, PLATFORM_MIGRATIONS_DIR, serviceMigrationSources, type MigrationSource } from './migrate';
+import { migrate, pendingMigrations, PLATFORM_MIGRATIONS_DIR, serviceMigrationSources, type MigrationSource } from './migrate';
 
 describe('migrate (real Postgres)', () => {
   let db: TestDatabase;
@@ -123,7 +123,30 @@ describe('migrate (real Postgres)', () => {
     expect((await run(schema, serviceMigrationSources(dir))).applied).toEqual(['service/0002_broken.sql']);
   });
 
+  it('names the migrations a schema lacks: all of them before the first run, none after, the one whose record is gone', async () => {
+    const schema = freshSchema();
+    const dir = await migrationsDir({
+      '0001_widget.sql': 'CREATE TABLE widget (id INT PRIMARY KEY);',
+      // Idempotent: applied again below once its record is gone.
+      '0002_more.sql': 'CREATE TABLE IF NOT EXISTS gadget (id INT);',
+    });
+    const pending = () => pendingMigrations({ connectionString: db.url, schema, sources: serviceMigrationSources(dir) });
+    expect(await pending()).toEqual(['platform/0001_outbox_inbox.sql', 'service/0001_widget.sql', 'service/0002_more.sql']);
+    await run(schema, serviceMigrationSources(dir));
+    expect(await pending()).toEqual([]);
+
+    await pool.query(`DELETE FROM "${schema}".schema_migrations WHERE name = 'service/0002_more.sql'`);
+    expect(await pending()).toEqual(['service/0002_more.sql']);
+    // A migration the sources do not name (a newer release's, seen after a rollback) is no gap.
+    await run(schema, serviceMigrationSources(dir));
+    await writeFile(path.join(dir, '0003_newer.sql'), 'CREATE TABLE newer (id INT);');
+    await run(schema, serviceMigrationSources(dir));
+    await rm(path.join(dir, '0003_newer.sql'));
+    expect(await pending()).toEqual([]);
+  });
+
   it('refuses a schema name that would need quoting', async () => {
     await expect(run('Robert"); DROP', [])).rejects.toThrow('Invalid schema name');
+    await expect(pendingMigrations({ connectionString: db.url, schema: 'Robert"); DROP', sources: [] })).rejects.toThrow('Invalid schema name');
   });
 });

@@ -89,6 +89,31 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationResult> {
   }
 }
 
+/**
+ * Names (as recorded, `namespace/file`) of the migrations in `sources` that `schema` has not
+ * applied: all of them when it has no record yet. Applied migrations the sources do not name (a
+ * newer release's, seen by an older one rolled back to) are not an issue and are not reported.
+ */
+export async function pendingMigrations(opts: Omit<MigrateOptions, 'logger'> & { connectTimeoutMs?: number }): Promise<string[]> {
+  if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`Invalid schema name: ${opts.schema}`);
+  const files = await listMigrations(opts.sources);
+  const client = new pg.Client({ connectionString: opts.connectionString, connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000 });
+  // A connection the server drops is reported as an 'error' event, which unlistened ends the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [
+      `"${opts.schema}".schema_migrations`,
+    ]);
+    if (!rows[0]?.present) return files.map((f) => f.name);
+    const applied = await client.query<{ name: string }>(`SELECT name FROM "${opts.schema}".schema_migrations`);
+    const names = new Set(applied.rows.map((r) => r.name));
+    return files.map((f) => f.name).filter((name) => !names.has(name));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 async function listMigrations(sources: MigrationSource[]): Promise<{ name: string; path: string }[]> {
   const out: { name: string; path: string }[] = [];
   for (const source of sources) {

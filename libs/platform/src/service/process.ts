@@ -7,6 +7,7 @@ import { commonConfigShape, ConfigError, env, loadConfig } from '../config';
 import { migrate, serviceMigrationSources } from '../db/migrate';
 import { Lifecycle, listen } from '../http/lifecycle';
 import { createLogger } from '../logging';
+import { MigratedSchemaCheck, SchemaBehindError } from './schema-check';
 import type { ServiceDefinition } from './service';
 
 /** Config every service process reads, besides its own. */
@@ -84,6 +85,26 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
     if (!(err instanceof ConfigError)) throw err;
     logger.fatal({ variables: err.variables }, err.message);
     process.exit(78); // EX_CONFIG
+  }
+  // After the service's own settings were read, so that a bad one is reported first.
+  if (def.schema && def.migrationsDir) {
+    const schemaCheck = new MigratedSchemaCheck({
+      connectionString: cfg.DATABASE_URL ?? '',
+      schema: def.schema,
+      sources: serviceMigrationSources(def.migrationsDir),
+    });
+    try {
+      await schemaCheck.verify();
+    } catch (err) {
+      if (err instanceof SchemaBehindError) {
+        // Exits rather than waits: the orchestrator restarts it (with back-off) once the Job is through.
+        logger.fatal({ schema: err.schema, pendingMigrations: err.pending }, err.message);
+        process.exit(75); // EX_TEMPFAIL
+      }
+      // The database down at start is an outage like any other: serve, and let readiness wait for it.
+      logger.warn({ err }, 'could not check at start that the database schema has every migration; /readyz checks it until it does');
+    }
+    lifecycle.addReadinessCheck('schema', () => schemaCheck.verify());
   }
   lifecycle.onShutdown(`${def.name} background work`, () => instance.stop());
   lifecycle.addReadinessCheck(def.name, () => instance.ready());
