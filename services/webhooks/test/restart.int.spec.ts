@@ -3,7 +3,7 @@ import { OrderCreated } from '@pf/platform/events/orders';
 import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
-import { claimDueDeliveries, failInterruptedLastAttempts } from '../src/repositories/deliveries';
+import { claimDueDeliveries, failInterruptedLastAttempts, INTERRUPTED_ATTEMPT_ERROR } from '../src/repositories/deliveries';
 import { orderFacts, v4, WebhooksHarness } from './support/harness';
 import { createTestCertificate, TestReceiver, type TestCertificate } from './support/receiver';
 
@@ -106,6 +106,20 @@ describe('webhook queue across restarts', () => {
     const got = await eventually(() => (received('crash').length === 20 ? received('crash') : undefined), 30_000);
     expect(got.every((r) => r.attempt === 2)).toBe(true);
     expect(new Set(got.map((r) => r.deliveryId)).size).toBe(20);
+    // The log tells of the interrupted first attempt, then the second that went through.
+    const log = await eventually(async () => {
+      const { rows } = await h.sql.query<{ attempt_number: number; outcome: string; status_code: number | null; url: string | null; error: string | null; duration_ms: number }>(
+        `SELECT a.attempt_number, a.outcome, a.status_code, a.url, a.error, a.duration_ms
+           FROM delivery_attempt a JOIN delivery d ON d.id = a.delivery_id WHERE d.channel_id = $1 ORDER BY a.delivery_id, a.attempt_number`,
+        [channelId],
+      );
+      return rows.length === 40 ? rows : undefined;
+    });
+    expect(log.filter((a) => a.attempt_number === 1)).toEqual(
+      Array.from({ length: 20 }, () => ({ attempt_number: 1, outcome: 'failed', status_code: null, url: null, error: INTERRUPTED_ATTEMPT_ERROR, duration_ms: expect.any(Number) })),
+    );
+    expect(log.filter((a) => a.attempt_number === 1).every((a) => a.duration_ms >= 1000)).toBe(true);
+    expect(log.filter((a) => a.attempt_number === 2).every((a) => a.outcome === 'succeeded' && a.status_code === 200)).toBe(true);
   }, 60_000);
 
   it('a delivery whose last attempt was interrupted fails, its log telling that attempt\'s outcome (none), not the one before', async () => {
@@ -121,9 +135,13 @@ describe('webhook queue across restarts', () => {
         `UPDATE delivery SET status = 'sending', attempt_count = 5, last_status_code = 500, last_error = 'HTTP 500', lease_token = gen_random_uuid(), next_attempt_at = now() - interval '1 second' WHERE id = $1`,
         [id],
       );
-      await failInterruptedLastAttempts(h.sql, 5);
+      expect(await failInterruptedLastAttempts(h.sql, 5)).toBe(1);
       const { rows } = await h.sql.query('SELECT status, last_status_code, last_error FROM delivery WHERE id = $1', [id]);
-      expect(rows).toEqual([{ status: 'failed', last_status_code: null, last_error: expect.stringContaining('interrupted') }]);
+      expect(rows).toEqual([{ status: 'failed', last_status_code: null, last_error: INTERRUPTED_ATTEMPT_ERROR }]);
+      const attempts = await h.sql.query('SELECT attempt_number, outcome, status_code, error, next_attempt_at FROM delivery_attempt WHERE delivery_id = $1', [id]);
+      expect(attempts.rows).toEqual([{ attempt_number: 5, outcome: 'failed', status_code: null, error: INTERRUPTED_ATTEMPT_ERROR, next_attempt_at: null }]);
+      // Failed once: a second pass finds nothing to fail, and logs nothing twice.
+      expect(await failInterruptedLastAttempts(h.sql, 5)).toBe(0);
     } finally {
       await h.instance.worker.start();
     }

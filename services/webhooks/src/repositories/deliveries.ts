@@ -100,6 +100,17 @@ export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDe
   return rows.map((r) => ({ id: r.id, createdAt: r.created_at }));
 }
 
+/**
+ * What the attempt log says of an attempt whose lease ran out before its answer was recorded
+ * (outcome `failed`, no status code, no URL). Its worker stopped (a crash, a kill) or overran the
+ * lease; in the second case its own record follows with the same number.
+ */
+export const INTERRUPTED_ATTEMPT_ERROR =
+  'interrupted: no answer was recorded before the lease of this attempt ran out (the service stopped or overran it); the receiver may have received the webhook';
+
+/** From the attempt's claim (`updated_at` of the row being sent) until its lease was seen run out. */
+const INTERRUPTED_DURATION_MS_SQL = 'GREATEST(0, floor(extract(epoch FROM now() - c.updated_at) * 1000))::int';
+
 /** A delivery claimed by a worker for one attempt. */
 export interface ClaimedDelivery {
   id: string;
@@ -125,7 +136,8 @@ export interface ClaimedDelivery {
  * `channelRoom` limits channels (the worker's slow ones, see ChannelLoad): a channel listed takes
  * at most that many rows, and one with 0 is passed over (its rows stay due, in order), so the rows
  * behind a slow receiver's backlog are reached; `limitedTotal` caps the listed channels' rows
- * together. Channels not listed are not limited.
+ * together. Channels not listed are not limited. A row taken up because its lease ran out has its
+ * interrupted attempt logged in the same statement.
  */
 export async function claimDueDeliveries(
   db: Queryable,
@@ -148,7 +160,7 @@ export async function claimDueDeliveries(
     text: `WITH limited AS (
        SELECT * FROM unnest($5::text[], $6::int[]) AS l(channel_id, room)
      ), candidates AS (
-       SELECT id, channel_id, next_attempt_at, seq FROM delivery
+       SELECT id, channel_id, next_attempt_at, seq, status, attempt_count, updated_at FROM delivery
         WHERE status IN ('pending', 'sending') AND next_attempt_at <= now() AND attempt_count < $3
           AND channel_id <> ALL (SELECT channel_id FROM limited WHERE room <= 0)
         ORDER BY next_attempt_at, seq
@@ -163,6 +175,12 @@ export async function claimDueDeliveries(
         WHERE room IS NULL OR nth <= room
      ), due AS (
        SELECT id, rank FROM within_room WHERE room IS NULL OR $7::int IS NULL OR nth_limited <= $7::int
+     ), interrupted AS (
+       -- A row still 'sending' is one whose lease ran out: log its attempt before the next one.
+       INSERT INTO delivery_attempt (delivery_id, attempt_number, started_at, duration_ms, url, outcome, status_code, error, next_attempt_at)
+       SELECT c.id, c.attempt_count, c.updated_at, ${INTERRUPTED_DURATION_MS_SQL}, NULL, 'failed', NULL, $8, now()
+         FROM candidates c JOIN due ON due.id = c.id
+        WHERE c.status = 'sending'
      )
      UPDATE delivery d
         SET status = 'sending', attempt_count = d.attempt_count + 1, lease_token = $4,
@@ -179,6 +197,7 @@ export async function claimDueDeliveries(
       limited.map(([c]) => c),
       limited.map(([, n]) => n),
       opts.limitedTotal === undefined || !Number.isFinite(opts.limitedTotal) ? null : Math.max(0, opts.limitedTotal),
+      INTERRUPTED_ATTEMPT_ERROR,
     ],
   });
   // In queue order: due time, then the order they were queued in.
@@ -198,14 +217,25 @@ export async function claimDueDeliveries(
 
 /**
  * A delivery whose last allowed attempt was interrupted (its worker died and the lease ran out)
- * fails: its attempts are used up, and sending it again could exceed them.
+ * fails: its attempts are used up, and sending it again could exceed them. The attempt is logged
+ * as interrupted.
  */
 export async function failInterruptedLastAttempts(db: Queryable, maxAttempts: number): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE delivery SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, completed_at = now(), updated_at = now(),
-            last_error = 'the last attempt was interrupted (its worker stopped before recording the answer)', last_status_code = NULL
-      WHERE status = 'sending' AND next_attempt_at <= now() AND attempt_count >= $1`,
-    [maxAttempts],
+    `WITH c AS (
+       SELECT id, attempt_count, updated_at FROM delivery
+        WHERE status = 'sending' AND next_attempt_at <= now() AND attempt_count >= $1
+        FOR UPDATE SKIP LOCKED
+     ), failed AS (
+       UPDATE delivery d SET status = 'failed', next_attempt_at = NULL, lease_token = NULL, completed_at = now(), updated_at = now(),
+              last_error = $2, last_status_code = NULL
+         FROM c WHERE d.id = c.id
+       RETURNING d.id
+     )
+     INSERT INTO delivery_attempt (delivery_id, attempt_number, started_at, duration_ms, url, outcome, status_code, error, next_attempt_at)
+     SELECT c.id, c.attempt_count, c.updated_at, ${INTERRUPTED_DURATION_MS_SQL}, NULL, 'failed', NULL, $2, NULL
+       FROM c JOIN failed ON failed.id = c.id`,
+    [maxAttempts, INTERRUPTED_ATTEMPT_ERROR],
   );
   return rowCount ?? 0;
 }
