@@ -1,0 +1,21 @@
+import { serializeError } from './logging';
+
+describe('serializeError', () => {
+  it('keeps what explains the error and leaves out the client pg-pool hangs on it', () => {
+    const err = Object.assign(new Error('terminating connection due to administrator command'), {
+      code: '57P01',
+      severity: 'FATAL',
+      client: { connectionParameters: { host: '127.0.0.1' }, _types: { big: 'x'.repeat(5000) } },
+    });
+    const out = serializeError(err) as Record<string, unknown>;
+    expect(out).toMatchObject({ type: 'Error', message: 'terminating connection due to administrator command', code: '57P01', severity: 'FATAL' });
+    expect(out.stack).toEqual(expect.stringContaining('terminating connection'));
+    expect(out).not.toHaveProperty('client');
+    // The error itself is not changed.
+    expect(err.client).toBeDefined();
+  });
+
+  it('passes what is not an error through as pino does', () => {
+    expect(serializeError('plain text')).toBe('plain text');
+  });
+});
