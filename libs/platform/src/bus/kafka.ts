@@ -534,17 +534,29 @@ function eventHeaders(event: EventEnvelope): IHeaders {
   };
 }
 
+/**
+ * kafkajs namespaces whose errors are about reaching a broker: while the broker is down each
+ * connection attempt of each client logs one (about three a second per service), and every one
+ * is retried, by kafkajs or by our relay and persistent subscriptions, which say so themselves.
+ */
+const CONNECTION_NAMESPACES = new Set(['Connection', 'BrokerPool']);
+
+/** The pino level of one kafkajs log line, or null to drop it. */
+export function kafkaLineLevel(namespace: string, level: logLevel, message: string): 'error' | 'warn' | 'info' | 'debug' | null {
+  // Our producer resets itself after a failed publish, so bounded retries are deliberate.
+  if (message.startsWith('Limiting retries for the idempotent producer')) return null;
+  if (level === logLevel.ERROR) return CONNECTION_NAMESPACES.has(namespace) ? 'warn' : 'error';
+  if (level === logLevel.WARN) return 'warn';
+  if (level === logLevel.INFO) return 'info';
+  return 'debug';
+}
+
 /** Routes kafkajs's own log lines into our pino logger. */
 function kafkaLogCreator(logger: Logger): logCreator {
   return () =>
     ({ namespace, level, log }) => {
       const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: string };
-      // Our producer resets itself after a failed publish, so bounded retries are deliberate.
-      if (message.startsWith('Limiting retries for the idempotent producer')) return;
-      const fields = { namespace, ...extra };
-      if (level === logLevel.ERROR) logger.error(fields, message);
-      else if (level === logLevel.WARN) logger.warn(fields, message);
-      else if (level === logLevel.INFO) logger.info(fields, message);
-      else logger.debug(fields, message);
+      const pinoLevel = kafkaLineLevel(namespace, level, message);
+      if (pinoLevel) logger[pinoLevel]({ namespace, ...extra }, message);
     };
 }
