@@ -62,6 +62,12 @@ export interface KafkaEventBusOptions {
   sasl?: SASLOptions;
   connectionTimeout?: number;
   requestTimeout?: number;
+  /**
+   * Longest wait in `close` for the producer and admin clients to disconnect (default 3 s). With
+   * the broker up they take milliseconds; with it down kafkajs goes on retrying for seconds,
+   * which would take a shutdown's whole budget from the steps after it.
+   */
+  disconnectWaitMs?: number;
 }
 
 const DEFAULT_CONSUMER: ConsumerSettings = {
@@ -481,10 +487,13 @@ export class KafkaEventBus implements EventBus {
     const admin = this.admin;
     this.producer = undefined;
     this.admin = undefined;
-    await Promise.allSettled([
-      producer?.then((p) => p.disconnect()),
-      admin?.then((a) => a.disconnect()),
-    ]);
+    const disconnected = Promise.allSettled([producer?.then((p) => p.disconnect()), admin?.then((a) => a.disconnect())]).then(() => true);
+    let timer: NodeJS.Timeout | undefined;
+    const waitMs = this.opts.disconnectWaitMs ?? 3000;
+    const gaveUp = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)));
+    const done = await Promise.race([disconnected, gaveUp]);
+    clearTimeout(timer);
+    if (!done) this.logger.warn({ waitMs }, 'the Kafka clients did not disconnect in time (is the broker reachable?); leaving them');
   }
 
   private connectProducer(): Promise<Producer> {

@@ -66,7 +66,8 @@ export async function createSubgraphService<C extends SubgraphContext>(
     },
     async stop() {
       for (const w of [...(opts.workers ?? [])].reverse()) await w.stop();
-      for (const s of subscriptions.splice(0)) await s.stop();
+      // Side by side: each may wait (up to its limit) for a broker that is down.
+      await Promise.all(subscriptions.splice(0).map((s) => s.stop()));
       await relay.stop();
       await server.stop();
       await opts.onStop?.();
