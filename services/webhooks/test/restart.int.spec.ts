@@ -3,7 +3,7 @@ import { OrderCreated } from '@pf/platform/events/orders';
 import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
 import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
-import { claimDueDeliveries, failInterruptedLastAttempts, INTERRUPTED_ATTEMPT_ERROR } from '../src/repositories/deliveries';
+import { claimDueDeliveries, failInterruptedLastAttempts, INTERRUPTED_ATTEMPT_ERROR, recordAttempts } from '../src/repositories/deliveries';
 import { orderFacts, v4, WebhooksHarness } from './support/harness';
 import { createTestCertificate, TestReceiver, type TestCertificate } from './support/receiver';
 
@@ -118,7 +118,8 @@ describe('webhook queue across restarts', () => {
     expect(log.filter((a) => a.attempt_number === 1)).toEqual(
       Array.from({ length: 20 }, () => ({ attempt_number: 1, outcome: 'failed', status_code: null, url: null, error: INTERRUPTED_ATTEMPT_ERROR, duration_ms: expect.any(Number) })),
     );
-    expect(log.filter((a) => a.attempt_number === 1).every((a) => a.duration_ms >= 1000)).toBe(true);
+    // Claim to lease end: the 1 s lease the dead worker took.
+    expect(log.filter((a) => a.attempt_number === 1).every((a) => a.duration_ms >= 900 && a.duration_ms <= 1100)).toBe(true);
     expect(log.filter((a) => a.attempt_number === 2).every((a) => a.outcome === 'succeeded' && a.status_code === 200)).toBe(true);
   }, 60_000);
 
@@ -142,6 +143,35 @@ describe('webhook queue across restarts', () => {
       expect(attempts.rows).toEqual([{ attempt_number: 5, outcome: 'failed', status_code: null, error: INTERRUPTED_ATTEMPT_ERROR, next_attempt_at: null }]);
       // Failed once: a second pass finds nothing to fail, and logs nothing twice.
       expect(await failInterruptedLastAttempts(h.sql, 5)).toBe(0);
+    } finally {
+      await h.instance.worker.start();
+    }
+  }, 60_000);
+
+  it('a worker that overran its lease records its attempt in the place of the interrupted one logged meanwhile', async () => {
+    const channelId = await h.seedChannel(team, 'overrun');
+    await h.register(channelId, `https://${HOST}:${receiver.port}/overrun`);
+    await h.instance.worker.stop();
+    try {
+      const order = orderFacts(channelId);
+      await h.bus.publish([outgoing(OrderCreated, OrderCreated.create(order.orderUuid, { order }))]);
+      const id = await eventually(async () => (await h.sql.query('SELECT id FROM delivery WHERE channel_id = $1', [channelId])).rows[0]?.id as string | undefined);
+      const mine = (claimed: Awaited<ReturnType<typeof claimDueDeliveries>>) => claimed.find((d) => d.id === id);
+      const slow = mine(await claimDueDeliveries(h.sql, { limit: 50, leaseSeconds: 1, maxAttempts: 5 }))!;
+      const startedAt = new Date();
+      // Its lease runs out while it is still sending; another worker takes the row up.
+      const next = await eventually(async () => mine(await claimDueDeliveries(h.sql, { limit: 50, leaseSeconds: 60, maxAttempts: 5 })), 10_000, 100);
+      expect(next.attempt).toBe(2);
+      // The slow worker's answer arrives after all: its lease is gone, its attempt is still logged.
+      await recordAttempts(h.sql, [
+        { deliveryId: id, leaseToken: slow.leaseToken, attempt: 1, startedAt, durationMs: 1500, url: 'https://x.example/overrun', outcome: 'succeeded', statusCode: 200, error: null, status: 'succeeded', nextAttemptAt: null },
+      ]);
+      const { rows } = await h.sql.query('SELECT attempt_number, outcome, status_code FROM delivery_attempt WHERE delivery_id = $1 ORDER BY attempt_number', [id]);
+      expect(rows).toEqual([{ attempt_number: 1, outcome: 'succeeded', status_code: 200 }]);
+      // The next worker's claim stands.
+      const state = await h.sql.query('SELECT status, attempt_count FROM delivery WHERE id = $1', [id]);
+      expect(state.rows).toEqual([{ status: 'sending', attempt_count: 2 }]);
+      await h.sql.query("UPDATE delivery SET status = 'failed', next_attempt_at = NULL, lease_token = NULL WHERE id = $1", [id]);
     } finally {
       await h.instance.worker.start();
     }

@@ -103,13 +103,16 @@ export async function insertDeliveries(tx: Queryable, deliveries: readonly NewDe
 /**
  * What the attempt log says of an attempt whose lease ran out before its answer was recorded
  * (outcome `failed`, no status code, no URL). Its worker stopped (a crash, a kill) or overran the
- * lease; in the second case its own record follows with the same number.
+ * lease; in the second case its own record, when it comes, takes this one's place.
  */
 export const INTERRUPTED_ATTEMPT_ERROR =
   'interrupted: no answer was recorded before the lease of this attempt ran out (the service stopped or overran it); the receiver may have received the webhook';
 
-/** From the attempt's claim (`updated_at` of the row being sent) until its lease was seen run out. */
-const INTERRUPTED_DURATION_MS_SQL = 'GREATEST(0, floor(extract(epoch FROM now() - c.updated_at) * 1000))::int';
+/**
+ * From the attempt's claim (`updated_at` of the row being sent) to the end of its lease
+ * (`next_attempt_at`): bounded by the lease, however long ago the worker died.
+ */
+const INTERRUPTED_DURATION_MS_SQL = 'LEAST(GREATEST(0, floor(extract(epoch FROM c.next_attempt_at - c.updated_at) * 1000)), 2147483647)::int';
 
 /** A delivery claimed by a worker for one attempt. */
 export interface ClaimedDelivery {
@@ -223,7 +226,7 @@ export async function claimDueDeliveries(
 export async function failInterruptedLastAttempts(db: Queryable, maxAttempts: number): Promise<number> {
   const { rowCount } = await db.query(
     `WITH c AS (
-       SELECT id, attempt_count, updated_at FROM delivery
+       SELECT id, attempt_count, updated_at, next_attempt_at FROM delivery
         WHERE status = 'sending' AND next_attempt_at <= now() AND attempt_count >= $1
         FOR UPDATE SKIP LOCKED
      ), failed AS (
@@ -276,6 +279,11 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
          FROM input i
         WHERE d.id = i.delivery_id AND d.lease_token = i.lease_token
        RETURNING d.id
+     ), superseded AS (
+       -- A worker that overran its lease: its attempt was logged as interrupted when the row was
+       -- taken up again; the real outcome replaces that guess.
+       DELETE FROM delivery_attempt a USING input i
+        WHERE a.delivery_id = i.delivery_id AND a.attempt_number = i.attempt_number AND a.error = $12
      )
      INSERT INTO delivery_attempt (delivery_id, attempt_number, started_at, duration_ms, url, outcome, status_code, error, next_attempt_at)
      SELECT delivery_id, attempt_number, started_at, duration_ms, url, outcome, status_code, error, next_attempt_at FROM input`,
@@ -291,6 +299,7 @@ export async function recordAttempts(db: Queryable, records: readonly AttemptRec
       col((r) => r.error),
       col((r) => r.status),
       col((r) => r.nextAttemptAt),
+      INTERRUPTED_ATTEMPT_ERROR,
     ],
   );
 }
