@@ -544,17 +544,22 @@ function eventHeaders(event: EventEnvelope): IHeaders {
 }
 
 /**
- * kafkajs namespaces whose errors are about reaching a broker: while the broker is down each
- * connection attempt of each client logs one (about three a second per service), and every one
- * is retried, by kafkajs or by our relay and persistent subscriptions, which say so themselves.
+ * kafkajs errors that only say a broker cannot be reached (refused, timed out, not resolved):
+ * while the broker is down each connection attempt of each client logs one (about three a second
+ * per service), and every one is retried, by kafkajs or by our relay and persistent
+ * subscriptions, which say so themselves. Other errors of the same namespaces (a TLS certificate,
+ * SASL, a protocol error reply) do not mend themselves and stay errors.
  */
-const CONNECTION_NAMESPACES = new Set(['Connection', 'BrokerPool']);
+const UNREACHABLE_REASON = String.raw`(Connection error: (connect |getaddrinfo )?(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT)\b|Connection timeout)`;
+const UNREACHABLE_BROKER = new RegExp(`^(${UNREACHABLE_REASON}|Failed to connect to seed broker, trying another broker from the list: ${UNREACHABLE_REASON})`);
 
 /** The pino level of one kafkajs log line, or null to drop it. */
-export function kafkaLineLevel(namespace: string, level: logLevel, message: string): 'error' | 'warn' | 'info' | 'debug' | null {
+export function kafkaLineLevel(namespace: string, level: logLevel, message: unknown): 'error' | 'warn' | 'info' | 'debug' | null {
+  // kafkajs sometimes passes an Error as the message (brokerPool.js).
+  const text = typeof message === 'string' ? message : message instanceof Error ? message.message : String(message);
   // Our producer resets itself after a failed publish, so bounded retries are deliberate.
-  if (message.startsWith('Limiting retries for the idempotent producer')) return null;
-  if (level === logLevel.ERROR) return CONNECTION_NAMESPACES.has(namespace) ? 'warn' : 'error';
+  if (text.startsWith('Limiting retries for the idempotent producer')) return null;
+  if (level === logLevel.ERROR) return (namespace === 'Connection' || namespace === 'BrokerPool') && UNREACHABLE_BROKER.test(text) ? 'warn' : 'error';
   if (level === logLevel.WARN) return 'warn';
   if (level === logLevel.INFO) return 'info';
   return 'debug';
@@ -564,8 +569,9 @@ export function kafkaLineLevel(namespace: string, level: logLevel, message: stri
 function kafkaLogCreator(logger: Logger): logCreator {
   return () =>
     ({ namespace, level, log }) => {
-      const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: string };
+      const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: unknown };
       const pinoLevel = kafkaLineLevel(namespace, level, message);
-      if (pinoLevel) logger[pinoLevel]({ namespace, ...extra }, message);
+      const text = typeof message === 'string' ? message : message instanceof Error ? message.message : String(message);
+      if (pinoLevel) logger[pinoLevel]({ namespace, ...extra }, text);
     };
 }
