@@ -101,6 +101,11 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
         logger.fatal({ schema: err.schema, pendingMigrations: err.pending }, err.message);
         process.exit(75); // EX_TEMPFAIL
       }
+      if ((err as NodeJS.ErrnoException).syscall === 'scandir') {
+        // The release's own migrations folder cannot be read: the image is broken, not the database.
+        logger.fatal({ err }, `the migrations of this release cannot be read (${(err as Error).message}); the image is incomplete`);
+        process.exit(78); // EX_CONFIG
+      }
       // The database down at start is an outage like any other: serve, and let readiness wait for it.
       logger.warn({ err }, 'could not check at start that the database schema has every migration; /readyz checks it until it does');
     }
