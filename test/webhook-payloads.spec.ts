@@ -20,7 +20,7 @@ import {
  * document (the REST edge's) describes each as a callback of `POST /webhooks`. Every payload the
  * service builds must match its schema, and carry no member the document does not name.
  */
-type Schema = { $ref?: string; allOf?: Schema[]; properties?: Record<string, Schema>; enum?: unknown[] };
+type Schema = { $ref?: string; allOf?: Schema[]; properties?: Record<string, Schema>; items?: Schema; enum?: unknown[] };
 const document = parse(readFileSync(path.resolve(__dirname, '../services/rest-edge/openapi/channel-api.yaml'), 'utf8')) as {
   paths: Record<string, Record<string, { callbacks?: Record<string, Record<string, { post: { requestBody: { content: Record<string, { schema: Schema }> } } }>> }>>;
   components: { schemas: Record<string, Schema> };
@@ -34,12 +34,25 @@ function resolve(schema: Schema): Schema {
   return schema.$ref ? resolve(document.components.schemas[schema.$ref.replace('#/components/schemas/', '')]!) : schema;
 }
 
-/** Every member name a schema documents, through $ref and allOf. */
-function documentedMembers(schema: Schema): Set<string> {
+/** Every member a schema documents with its schema, through $ref and allOf. */
+function documentedMembers(schema: Schema): Map<string, Schema> {
   const s = resolve(schema);
-  const names = new Set(Object.keys(s.properties ?? {}));
-  for (const part of s.allOf ?? []) for (const n of documentedMembers(part)) names.add(n);
-  return names;
+  const members = new Map(Object.entries(s.properties ?? {}));
+  for (const part of s.allOf ?? []) for (const [name, member] of documentedMembers(part)) members.set(name, member);
+  return members;
+}
+
+/** Paths of the members of `value`, at any depth, that `schema` does not document. */
+function undocumentedMembers(value: unknown, schema: Schema, at = ''): string[] {
+  const s = resolve(schema);
+  if (Array.isArray(value)) return s.items ? value.flatMap((item, i) => undocumentedMembers(item, s.items!, `${at}[${i}]`)) : [];
+  if (value === null || typeof value !== 'object') return [];
+  const documented = documentedMembers(s);
+  return Object.entries(value).flatMap(([name, member]) => {
+    const path = at ? `${at}.${name}` : name;
+    const memberSchema = documented.get(name);
+    return memberSchema ? undocumentedMembers(member, memberSchema, path) : [path];
+  });
 }
 
 /** notificationType → the request body schema of its callback. */
@@ -65,8 +78,7 @@ function expectDocumented(type: string, payload: object) {
   const body = asReceived(payload);
   const validate = validatorFor(type);
   expect({ type, valid: validate(body), errors: validate.errors ?? null }).toEqual({ type, valid: true, errors: null });
-  const documented = documentedMembers(callbackSchemas.get(type)!);
-  expect(Object.keys(body).filter((member) => !documented.has(member))).toEqual([]);
+  expect(undocumentedMembers(body, callbackSchemas.get(type)!)).toEqual([]);
 }
 
 const order: OrderSnapshot = {
@@ -108,11 +120,20 @@ describe('webhook payloads against the OpenAPI document', () => {
     expectDocumented(type, payload);
   });
 
-  it('the check can fail: a payload missing a member, or with one the document does not name, is caught', () => {
+  it('the check can fail: a payload missing a member, or with one the document does not name at any depth, is caught', () => {
     const { confirmedAt: _dropped, ...withoutConfirmedAt } = orderStatusUpdatedPayload(order, 'draft', 'queued');
     expect(validatorFor('order-status-updated')(asReceived(withoutConfirmedAt))).toBe(false);
-    const documented = documentedMembers(callbackSchemas.get('order-created')!);
-    expect(documented.has('surprise')).toBe(false);
-    expect(documented.has('confirmedAt')).toBe(true);
+
+    const tracking = fulfilmentTrackingCreatedPayload(order, fulfilmentUuid, [
+      { carrier: 'DPD', trackingNumber: '1', trackingUrl: null, methodCode: 'NEXT', methodName: 'Next day' },
+    ]);
+    const extended = { ...tracking, surprise: 1, currentTrackingDetails: [{ ...tracking.currentTrackingDetails[0]!, weightGrams: 250 }] };
+    expect(undocumentedMembers(asReceived(extended), callbackSchemas.get('fulfilment-tracking-created')!)).toEqual([
+      'currentTrackingDetails[0].weightGrams',
+      'surprise',
+    ]);
+    const stock = stockLevelUpdatedPayload({ teamCode: 'acme', channelCode: 'shop', changedAt: '2026-11-02T10:20:00.000Z', products: [{ sku: 'MUG', productUuid: fulfilmentUuid, stock: 1 }] });
+    const withExtraProductMember = { ...stock, products: [{ ...stock.products[0]!, activeState: 'active' }] };
+    expect(undocumentedMembers(asReceived(withExtraProductMember), callbackSchemas.get('stock-level-updated')!)).toEqual(['products[0].activeState']);
   });
 });
