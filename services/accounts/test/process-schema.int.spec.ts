@@ -113,6 +113,12 @@ describe('a service process and the migrations of its schema', () => {
         return r.status === 200 ? r : undefined;
       }, 20_000, 100);
       expect(ready.status).toBe(200);
+
+      // The production runner serves the process's metrics: Node's, HTTP and the outbox backlog.
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      expect(metrics).toContain('pf_outbox_unpublished_events{schema="accounts",service="accounts"} 0');
+      expect(metrics).toMatch(/^http_server_request_duration_seconds_count\{service="accounts",method="GET",route="\/readyz",status_code="503"\} \d+$/m);
+      expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds\{service="accounts"\} /m);
     } finally {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));

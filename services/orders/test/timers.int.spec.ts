@@ -1,3 +1,4 @@
+import { metricsRegistry } from '@pf/platform/metrics';
 import { eventually, uniqueSuffix } from '@pf/platform/testing/infra';
 import {
   CANCEL_ORDER,
@@ -94,6 +95,16 @@ describe('durable timers: countdowns and schedules', () => {
     await worker();
     await processed(waiting.uuid);
     await processed(claimed.uuid);
+  }, 30_000);
+
+  it('an order whose timer is over a minute past due is counted overdue at each scrape until it is sent', async () => {
+    const overdue = async () => Number(/^pf_order_timers_overdue\{schema="orders"\} (\d+)$/m.exec(await metricsRegistry.metrics())?.[1]);
+    const late = await confirmed();
+    await s.pool.query(`UPDATE orders.order_timer SET due_at = now() - interval '2 minutes' WHERE order_uuid = $1`, [late.uuid]);
+    expect(await overdue()).toBeGreaterThanOrEqual(1);
+    await worker();
+    await processed(late.uuid);
+    expect(await overdue()).toBe(0);
   }, 30_000);
 
   it('two replicas running side by side move each order exactly once', async () => {

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { ConfigError } from '@pf/platform/config';
 import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
 import { createLogger, type Logger } from '@pf/platform/logging';
+import { httpMetrics, metricsHandler, startProcessMetrics } from '@pf/platform/metrics';
 import { busFromConfig } from '@pf/platform/service/process';
 import { loadRestEdgeConfig, type RestEdgeConfig } from './config';
 import { createRestEdge, type RestEdge } from './edge';
@@ -33,7 +34,17 @@ export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Lo
     lifecycle.onShutdown('event bus', () => bus.close());
 
     // The health answers are the edge app's first routes, so they get the contract version header too.
-    const edge = await createRestEdge({ config, logger, bus, mountFirst: (app) => lifecycle.mountHealth(app) });
+    startProcessMetrics('rest-edge');
+    const edge = await createRestEdge({
+      config,
+      logger,
+      bus,
+      mountFirst: (app) => {
+        app.use(httpMetrics());
+        lifecycle.mountHealth(app);
+        app.get('/metrics', metricsHandler());
+      },
+    });
     lifecycle.onShutdown('rest edge', () => edge.stop());
     lifecycle.addReadinessCheck('rest-edge', () => edge.ready());
 

@@ -2,6 +2,7 @@ import { KafkaEventBus } from '@pf/platform/bus/kafka';
 import { OrderCreated } from '@pf/platform/events/orders';
 import { createLogger } from '@pf/platform/logging';
 import { outgoing } from '@pf/platform/outbox/outbox';
+import { metricsRegistry } from '@pf/platform/metrics';
 import { deleteTestTopics, eventually, testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import { claimDueDeliveries, failInterruptedLastAttempts, INTERRUPTED_ATTEMPT_ERROR, recordAttempts } from '../src/repositories/deliveries';
 import { orderFacts, v4, WebhooksHarness } from './support/harness';
@@ -176,6 +177,22 @@ describe('webhook queue across restarts', () => {
       await h.instance.worker.start();
     }
   }, 60_000);
+
+  it('a running worker has the queue read at each scrape: open deliveries by state, and the overdue ones', async () => {
+    const text = await metricsRegistry.metrics();
+    expect(text).toMatch(/^pf_webhook_deliveries_open\{state="pending"\} \d+$/m);
+    expect(text).toMatch(/^pf_webhook_deliveries_open\{state="sending"\} \d+$/m);
+    expect(text).toMatch(/^pf_webhook_deliveries_overdue\{schema="webhooks"\} \d+$/m);
+    await h.instance.worker.stop();
+    try {
+      // A stopped worker's source is gone: nothing is read for it.
+      const stopped = await metricsRegistry.metrics();
+      expect(stopped).not.toMatch(/^pf_webhook_deliveries_open\{/m);
+      expect(stopped).not.toMatch(/^pf_webhook_deliveries_overdue\{/m);
+    } finally {
+      await h.instance.worker.start();
+    }
+  });
 
   it('two workers side by side never hold the same delivery', async () => {
     const channelId = await h.seedChannel(team, 'pair');

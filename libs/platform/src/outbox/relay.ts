@@ -7,6 +7,19 @@ import { ChannelListener } from '../db/listener';
 import { withClient } from '../db/pool';
 import { queryBatch, type BatchResult, type BatchStatement } from '../db/batch';
 import { prepared } from '../db/statement';
+import { ScrapedGauge, sharedScrapeRead } from '../metrics';
+
+/** Read at each scrape: a backlog that grows means the relay cannot publish (Kafka down or refusing). */
+const unpublishedEvents = new ScrapedGauge({
+  name: 'pf_outbox_unpublished_events',
+  help: 'Events written to a service schema\'s outbox and not yet published to Kafka.',
+  labelNames: ['schema'] as const,
+});
+const oldestUnpublishedAge = new ScrapedGauge({
+  name: 'pf_outbox_oldest_unpublished_age_seconds',
+  help: 'Age of the oldest event of the outbox not yet published (0 when there is none).',
+  labelNames: ['schema'] as const,
+});
 
 export interface OutboxRelayOptions {
   pool: pg.Pool;
@@ -48,6 +61,7 @@ export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private readonly retentionHours: number;
   private readonly lingerMs: number;
+  private removeMetricSources: (() => void)[] = [];
   private running = false;
   private loop?: Promise<void>;
   /** Ends the current idle wait early (stop, or a notification when the wait allows it). */
@@ -89,10 +103,23 @@ export class OutboxRelay {
     });
     await this.listener.start();
     this.loop = this.run();
+    const read = sharedScrapeRead(async () => {
+      const { rows } = await this.opts.pool.query<{ n: number; age: number }>(
+        `SELECT count(*)::int AS n, COALESCE(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age
+           FROM ${this.schema}.outbox_event WHERE published_at IS NULL`,
+      );
+      return rows[0]!;
+    });
+    const labels = { schema: this.opts.schema };
+    this.removeMetricSources = [
+      unpublishedEvents.addSource(async () => [{ labels, value: (await read()).n }]),
+      oldestUnpublishedAge.addSource(async () => [{ labels, value: (await read()).age }]),
+    ];
   }
 
   /** Finishes the batch in flight, then stops. */
   async stop(): Promise<void> {
+    for (const remove of this.removeMetricSources.splice(0)) remove();
     this.running = false;
     this.wake?.();
     await this.loop;

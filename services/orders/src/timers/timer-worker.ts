@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Logger } from '@pf/platform/logging';
+import { ScrapedGauge } from '@pf/platform/metrics';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError } from '../adapters/stock-client';
 import { claimDueTimers, releaseAfterFailure } from '../repositories/timer-repository';
@@ -19,6 +20,14 @@ export interface TimerWorkerOptions {
   logger: Logger;
 }
 
+/** Read at each scrape: orders whose countdown or schedule ended over a minute ago and are still not sent. */
+const overdueTimers = new ScrapedGauge({
+  name: 'pf_order_timers_overdue',
+  help: 'Order timers (countdowns and schedules) due more than a minute ago and not yet fired: orders stuck before processing.',
+  // A label, so that a failed read leaves the series out rather than reading 0.
+  labelNames: ['schema'] as const,
+});
+
 /**
  * The durable timers' worker (ARCHITECTURE.md principle 3), started and stopped with the service:
  * every `pollMs` it claims due timers (SKIP LOCKED, with a lease) and moves their orders to
@@ -31,6 +40,7 @@ export class TimerWorker {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  private removeMetricSource?: () => void;
 
   constructor(
     private readonly deps: OrdersDeps,
@@ -41,10 +51,16 @@ export class TimerWorker {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    this.removeMetricSource = overdueTimers.addSource(async () => {
+      const { rows } = await this.deps.pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders.order_timer WHERE due_at < now() - interval '1 minute'`);
+      return [{ labels: { schema: 'orders' }, value: rows[0]!.n }];
+    });
   }
 
   /** Finishes the timers in hand, then stops. */
   async stop(): Promise<void> {
+    this.removeMetricSource?.();
+    this.removeMetricSource = undefined;
     this.running = false;
     this.wake?.();
     await this.loop;

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '@pf/platform/logging';
 import { ChannelListener } from '@pf/platform/db/listener';
+import { ScrapedGauge, sharedScrapeRead } from '@pf/platform/metrics';
 import { afterAttempt, attemptError, isSuccess, maxAttempts } from '../domain/delivery-rules';
 import {
   claimDueDeliveries,
@@ -35,6 +36,19 @@ export interface DeliveryWorkerOptions {
   retentionDays?: number;
   logger: Logger;
 }
+
+/** Read at each scrape (docs/deploy.md, "What to watch"). */
+const openDeliveries = new ScrapedGauge({
+  name: 'pf_webhook_deliveries_open',
+  help: 'Webhook deliveries not finished: pending (queued or waiting for a retry) or sending (an attempt under way).',
+  labelNames: ['state'] as const,
+});
+const overdueDeliveries = new ScrapedGauge({
+  name: 'pf_webhook_deliveries_overdue',
+  help: 'Open webhook deliveries due (or whose attempt lease ended) more than a minute ago: the workers are not keeping up.',
+  // A label, so that a failed read leaves the series out rather than reading 0.
+  labelNames: ['schema'] as const,
+});
 
 /**
  * Works the durable delivery queue: claims due deliveries (`FOR UPDATE SKIP LOCKED`, leased),
@@ -71,6 +85,7 @@ export class DeliveryWorker {
   private recording?: Promise<void>;
   private readonly maxAttempts: number;
   private lastCleanup = 0;
+  private removeMetricSources: (() => void)[] = [];
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.maxAttempts = maxAttempts(opts.retryDelays);
@@ -92,10 +107,29 @@ export class DeliveryWorker {
     });
     await this.listener.start();
     this.loop = this.run();
+    const read = sharedScrapeRead(async () => {
+      const { rows } = await this.opts.pool.query<{ pending: number; sending: number; overdue: number }>(
+        `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'sending')::int AS sending,
+                count(*) FILTER (WHERE next_attempt_at < now() - interval '1 minute')::int AS overdue
+           FROM delivery WHERE status IN ('pending', 'sending')`,
+      );
+      return rows[0]!;
+    });
+    this.removeMetricSources = [
+      openDeliveries.addSource(async () => {
+        const { pending, sending } = await read();
+        return [
+          { labels: { state: 'pending' }, value: pending },
+          { labels: { state: 'sending' }, value: sending },
+        ];
+      }),
+      overdueDeliveries.addSource(async () => [{ labels: { schema: 'webhooks' }, value: (await read()).overdue }]),
+    ];
   }
 
   /** Stops claiming, lets the attempts in flight finish and records them, then stops. */
   async stop(): Promise<void> {
+    for (const remove of this.removeMetricSources.splice(0)) remove();
     this.running = false;
     this.wake?.();
     await this.loop;
