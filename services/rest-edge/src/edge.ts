@@ -1,4 +1,4 @@
-import express, { type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { EventBus, Subscription } from '@pf/platform/bus/bus';
 import { persistentSubscription } from '@pf/platform/bus/persistent-subscription';
 import type { Logger } from '@pf/platform/logging';
@@ -123,6 +123,14 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   // Form-decoded as express does by default, but a timestamp's offset may be written with a raw `+`.
   app.set('query parser', queryParser(INSTANT_PARAMETERS));
   app.use(requestContext(contract.version));
+  const operationOf = operationOfRequest(contract.routing);
+  // The metrics' route label: the contract's template, for every answer of the operation (a 401
+  // or a 422 as much as a 200); a path the document lacks stays `unmatched`.
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    const template = operationOf(req).template;
+    if (template) (req as Request & { routeTemplate?: string }).routeTemplate = template;
+    next();
+  });
   opts.mountFirst?.(app);
   const channelBase = expressPath(contract.basePath);
   const channelPath = channelPathPattern(contract.basePath);
@@ -146,7 +154,6 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   // and only for operations that take one (others ignore a body).
   // JSON is UTF-8 (RFC 8259): bytes that are not are refused (422 naming the body), never read as
   // U+FFFD; so is a structure over REQUEST_BODY_SHAPE or with a member twice, before it is parsed.
-  const operationOf = operationOfRequest(contract.routing);
   const takesBody = (req: Request) => operationOf(req).takesBody;
   app.use(refuseUntypedBodies(takesBody));
   app.use(

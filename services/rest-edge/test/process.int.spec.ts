@@ -70,6 +70,21 @@ describe('rest-edge process', () => {
     expect(api.body.data.id).toBe('acme-shop');
   });
 
+  it('serves /metrics with each answer counted under its operation\'s path template, refusals included', async () => {
+    const { url } = await start();
+    expect((await get(`${url}/v1/channels/acme-shop/orders/0f8c2d5e-3b7a-4c1d-9e6f-5a4b3c2d1e0f`)).status).toBe(401);
+    expect((await get(`${url}/v1/channels/acme-shop/`, acme.shop!.token)).status).toBe(200);
+    expect((await get(`${url}/v1/channels/acme-shop/no-such-thing`, acme.shop!.token)).status).toBe(404);
+    const res = await fetch(`${url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const count = (labels: string) => Number(new RegExp(`^http_server_request_duration_seconds_count\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    expect(count('service="rest-edge",method="GET",route="/v1/channels/\\{channelId\\}/orders/\\{orderUuid\\}",status_code="401"')).toBeGreaterThanOrEqual(1);
+    expect(count('service="rest-edge",method="GET",route="/v1/channels/\\{channelId\\}",status_code="200"')).toBeGreaterThanOrEqual(1);
+    expect(count('service="rest-edge",method="GET",route="unmatched",status_code="404"')).toBeGreaterThanOrEqual(1);
+    expect(text).not.toContain('0f8c2d5e');
+  });
+
   it('is not ready while the gateway does not answer', async () => {
     const port = await new Promise<number>((resolve) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {

@@ -83,6 +83,14 @@ describe('operationsByRoute: the query parameters of a request\'s operation', ()
     expect(queryOf('GET', '/v1/channels/acme-shop/orders').lists).toEqual(['status']);
     expect(queryOf('POST', '/v1/channels/acme-shop/webhooks/secret/rotate')).toEqual({ names: [], integers: [], lists: [] });
   });
+
+  it('names the path template of the operation (the metrics\' route label), and none for a path the document lacks', () => {
+    const byRoute = operationsByRoute(loadContract().routing);
+    expect(byRoute('GET', '/v1/channels/acme-shop/orders/0f8c2d5e').template).toBe('/v1/channels/{channelId}/orders/{orderUuid}');
+    expect(byRoute('PUT', '/v1/channels/acme-shop/orders/0f8c2d5e/confirm/').template).toBe('/v1/channels/{channelId}/orders/{orderUuid}/confirm');
+    expect(byRoute('POST', '/v1/channels/acme-shop/products/validate-skus').template).toBe('/v1/channels/{channelId}/products/validate-skus');
+    expect(byRoute('GET', '/v1/channels/acme-shop/nothing').template).toBeUndefined();
+  });
 });
 
 describe('operationsByRoute: whether a request\'s operation takes a body', () => {

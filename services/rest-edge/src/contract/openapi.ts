@@ -124,6 +124,8 @@ export interface OperationQuery {
 
 /** What the edge's checks before validation need of the operation a request goes to. */
 export interface RouteOperation {
+  /** The document's path template with the server's (`/v1/channels/{channelId}/orders/{orderUuid}`); none for a path the document lacks. */
+  template?: string;
   /** It declares a request body: only then is one read (others are ignored, RFC 9110 9.3.1). */
   takesBody: boolean;
   /** Its query parameters: the query checks look only at these (another operation's are unknown here). */
@@ -145,6 +147,7 @@ export function operationsByRoute(doc: OpenApiDocument): (method: string, path: 
       HTTP_METHODS.filter((m) => item[m]).map((m) => {
         const parameters = queryParametersIn(doc, [item.parameters, (item[m] as { parameters?: unknown }).parameters]);
         const operation: RouteOperation = {
+          template: base + p,
           takesBody: (item[m] as { requestBody?: unknown }).requestBody !== undefined,
           query: {
             names: sortedNames(parameters),
