@@ -9,6 +9,7 @@ import {
 import { expressMiddleware } from '@as-integrations/express5';
 import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
+import { routeNamed } from '@pf/platform/metrics';
 import { Problem } from '@pf/platform/problems';
 import { graphqlHttpErrors } from '@pf/platform/graphql/http-errors';
 import { refuseInvalidUtf8 } from '@pf/platform/http/body-refusal';
@@ -94,6 +95,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
   app.disable('etag');
   app.use(
     '/graphql',
+    routeNamed('/graphql'),
     authenticate(opts.jwt),
     // Bytes that are not UTF-8 are refused, not read with U+FFFD in their place (docs/gateway.md).
     express.json({ limit: '2mb', verify: refuseInvalidUtf8 }),

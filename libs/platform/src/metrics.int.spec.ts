@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { httpMetrics, metricsHandler, metricsRegistry, routeLabel, ScrapedGauge } from './metrics';
+import { httpMetrics, metricsHandler, metricsRegistry, routeLabel, routeNamed, ScrapedGauge } from './metrics';
 
 async function serve(app: express.Express): Promise<{ base: string; close: () => Promise<void> }> {
   const server = http.createServer(app);
@@ -21,12 +21,15 @@ describe('process metrics over HTTP', () => {
     router.get('/orders/:orderUuid', (_req, res) => void res.json({ ok: true }));
     router.put('/orders/:orderUuid/confirm', (_req, res) => void res.status(202).json({}));
     app.use('/v1/channels/:channelId', router);
+    // Mounted with app.use, as Apollo's handler is: no req.route, so it names its route itself.
+    app.use('/graphql', routeNamed('/graphql'), (_req, res) => void res.json({ data: {} }));
     const { base, close } = await serve(app);
     try {
       await fetch(`${base}/v1/channels/acme-shop/orders/0f8c2d5e`);
       await fetch(`${base}/v1/channels/acme-shop/orders/1a2b3c4d`);
       await fetch(`${base}/v1/channels/acme-shop/orders/1a2b3c4d/confirm`, { method: 'PUT' });
       await fetch(`${base}/no/such/path/9999`);
+      await fetch(`${base}/graphql`, { method: 'POST' });
       const res = await fetch(`${base}/metrics`);
       expect(res.headers.get('content-type')).toContain('text/plain');
       const text = await res.text();
@@ -36,6 +39,7 @@ describe('process metrics over HTTP', () => {
           'http_server_request_duration_seconds_count{method="GET",route="/orders/:orderUuid",status_code="200"} 2',
           'http_server_request_duration_seconds_count{method="PUT",route="/orders/:orderUuid/confirm",status_code="202"} 1',
           'http_server_request_duration_seconds_count{method="GET",route="unmatched",status_code="404"} 1',
+          'http_server_request_duration_seconds_count{method="POST",route="/graphql",status_code="200"} 1',
         ]),
       );
       // No label carries an id or the path (the figures themselves may hold any digits).

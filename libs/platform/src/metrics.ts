@@ -50,6 +50,17 @@ export function routeLabel(req: Pick<Request, 'route'> & { routeTemplate?: strin
   return typeof path === 'string' ? path : 'unmatched';
 }
 
+/**
+ * Names the route of requests that reach a handler mounted with `app.use` (which sets no
+ * `req.route`), such as Apollo's on `/graphql`.
+ */
+export function routeNamed(template: string): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    (req as Request & { routeTemplate?: string }).routeTemplate = template;
+    next();
+  };
+}
+
 /** Records every request's duration once its answer is finished (or the client went away). */
 export function httpMetrics(): RequestHandler {
   const histogram = requestDuration();

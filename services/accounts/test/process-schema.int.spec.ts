@@ -115,9 +115,11 @@ describe('a service process and the migrations of its schema', () => {
       expect(ready.status).toBe(200);
 
       // The production runner serves the process's metrics: Node's, HTTP and the outbox backlog.
+      await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
       const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
       expect(metrics).toContain('pf_outbox_unpublished_events{schema="accounts",service="accounts"} 0');
       expect(metrics).toMatch(/^http_server_request_duration_seconds_count\{service="accounts",method="GET",route="\/readyz",status_code="503"\} \d+$/m);
+      expect(metrics).toMatch(/^http_server_request_duration_seconds_count\{service="accounts",method="POST",route="\/graphql",status_code="\d+"\} 1$/m);
       expect(metrics).toMatch(/^nodejs_eventloop_lag_seconds\{service="accounts"\} /m);
     } finally {
       child.kill('SIGKILL');

@@ -9,6 +9,7 @@ import express, { type Express } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '../identity';
 import type { Logger } from '../logging';
+import { routeNamed } from '../metrics';
 import { Problem } from '../problems';
 import { unstorableTextMembers } from '../text';
 import { refuseInvalidUtf8 } from '../http/body-refusal';
@@ -63,6 +64,7 @@ export async function createSubgraph<C extends SubgraphContext>(
   app.disable('etag');
   app.use(
     '/graphql',
+    routeNamed('/graphql'),
     // Bytes that are not UTF-8 are refused, not read with U+FFFD in their place (docs/gateway.md).
     express.json({ limit: '2mb', verify: refuseInvalidUtf8 }),
     expressMiddleware(server, {
