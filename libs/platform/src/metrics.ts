@@ -100,11 +100,19 @@ export function metricsHandler(): RequestHandler {
  * services of the process (several share one in the embedded process). A source that fails to
  * answer (its database down) is left out of that scrape, not a failed scrape.
  */
+type GaugeReading<L extends string> = { labels: Partial<Record<L, string>>; value: number };
+type GaugeSource = () => Promise<GaugeReading<string>[]>;
+
+/** The sources of each scraped gauge, by name: every ScrapedGauge of one name shares them. */
+const gaugeSources = new Map<string, Set<GaugeSource>>();
+
 export class ScrapedGauge<L extends string> {
-  private readonly sources = new Set<() => Promise<{ labels: Partial<Record<L, string>>; value: number }[]>>();
+  private readonly sources: Set<GaugeSource>;
 
   constructor(config: { name: string; help: string; labelNames: readonly L[] }) {
-    const sources = this.sources;
+    const sources = gaugeSources.get(config.name) ?? new Set<GaugeSource>();
+    gaugeSources.set(config.name, sources);
+    this.sources = sources;
     sharedMetric(
       config.name,
       () =>
@@ -116,20 +124,17 @@ export class ScrapedGauge<L extends string> {
           async collect() {
             this.reset();
             const readings = await Promise.all([...sources].map((read) => read().catch(() => [])));
-            for (const reading of readings) for (const { labels, value } of reading) this.set(labels, value);
+            for (const reading of readings) for (const { labels, value } of reading) this.set(labels as Partial<Record<L, string>>, value);
           },
         }),
     );
-    // A second instance (same name) must read the first one's sources: share them through the metric.
-    const existing = metricsRegistry.getSingleMetric(config.name) as unknown as { pfSources?: ScrapedGauge<L>['sources'] };
-    if (existing.pfSources) this.sources = existing.pfSources;
-    else existing.pfSources = sources;
   }
 
   /** Adds a source; returns its removal. */
-  addSource(read: () => Promise<{ labels: Partial<Record<L, string>>; value: number }[]>): () => void {
-    this.sources.add(read);
-    return () => this.sources.delete(read);
+  addSource(read: () => Promise<GaugeReading<L>[]>): () => void {
+    const source = read as GaugeSource;
+    this.sources.add(source);
+    return () => this.sources.delete(source);
   }
 }
 
