@@ -50,13 +50,18 @@ export function routeLabel(req: Pick<Request, 'route'> & { routeTemplate?: strin
   return typeof path === 'string' ? path : 'unmatched';
 }
 
+/** Sets the route label of `req` (what `req.route` would give, where express sets none). */
+export function nameRoute(req: Request, template: string): void {
+  (req as Request & { routeTemplate?: string }).routeTemplate = template;
+}
+
 /**
  * Names the route of requests that reach a handler mounted with `app.use` (which sets no
  * `req.route`), such as Apollo's on `/graphql`.
  */
 export function routeNamed(template: string): RequestHandler {
   return (req: Request, _res: Response, next: NextFunction) => {
-    (req as Request & { routeTemplate?: string }).routeTemplate = template;
+    nameRoute(req, template);
     next();
   };
 }

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import type { EventBus, Subscription } from '@pf/platform/bus/bus';
 import { persistentSubscription } from '@pf/platform/bus/persistent-subscription';
 import type { Logger } from '@pf/platform/logging';
+import { nameRoute } from '@pf/platform/metrics';
 import { AccessRules } from './auth/access-rules';
 import { AuthCache } from './auth/auth-cache';
 import { authenticate, blockedAddressRefusal, principalOf, refuseBlockedAddresses, undecodableChannelIds } from './auth/authenticate';
@@ -128,7 +129,7 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   // or a 422 as much as a 200); a path the document lacks stays `unmatched`.
   app.use((req: Request, _res: Response, next: NextFunction) => {
     const template = operationOf(req).template;
-    if (template) (req as Request & { routeTemplate?: string }).routeTemplate = template;
+    if (template) nameRoute(req, template);
     next();
   });
   opts.mountFirst?.(app);
