@@ -13,7 +13,7 @@ import { migrate, serviceMigrationSources } from '@pf/platform/db/migrate';
 import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type JwtVerifyOptions } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
-import { httpMetrics, metricsHandler, startProcessMetrics } from '@pf/platform/metrics';
+import { mountMetrics, startProcessMetrics } from '@pf/platform/metrics';
 import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
 import { loadEmbeddedConfig } from './config';
 import { installationSecret, readJson, writeJson, type DemoCredentials } from './credentials';
@@ -66,10 +66,9 @@ async function main(): Promise<void> {
     lifecycle.addReadinessCheck(name, () => instance.ready());
     const app = express();
     app.disable('x-powered-by');
-    app.use(httpMetrics());
-    lifecycle.mountHealth(app);
     // Every service of the process answers the same (shared) metrics.
-    app.get('/metrics', metricsHandler());
+    mountMetrics(app);
+    lifecycle.mountHealth(app);
     app.use(instance.app);
     const server = http.createServer(app);
     instance.configureServer?.(server);

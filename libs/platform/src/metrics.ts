@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Express, NextFunction, Request, RequestHandler, Response } from 'express';
 import client from 'prom-client';
 
 /**
@@ -147,4 +147,10 @@ export class ScrapedGauge<L extends string> {
 export function sharedScrapeRead<T>(read: () => Promise<T>): () => Promise<T> {
   let inFlight: Promise<T> | undefined;
   return () => (inFlight ??= read().finally(() => setImmediate(() => (inFlight = undefined))));
+}
+
+/** Mounts the request histogram (for every route mounted after it) and `GET /metrics` on `app`. */
+export function mountMetrics(app: Express): void {
+  app.use(httpMetrics());
+  app.get('/metrics', metricsHandler());
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { ConfigError } from '@pf/platform/config';
 import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
 import { createLogger, type Logger } from '@pf/platform/logging';
-import { httpMetrics, metricsHandler, startProcessMetrics } from '@pf/platform/metrics';
+import { mountMetrics, startProcessMetrics } from '@pf/platform/metrics';
 import { busFromConfig } from '@pf/platform/service/process';
 import { loadRestEdgeConfig, type RestEdgeConfig } from './config';
 import { createRestEdge, type RestEdge } from './edge';
@@ -40,9 +40,8 @@ export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Lo
       logger,
       bus,
       mountFirst: (app) => {
-        app.use(httpMetrics());
+        mountMetrics(app);
         lifecycle.mountHealth(app);
-        app.get('/metrics', metricsHandler());
       },
     });
     lifecycle.onShutdown('rest edge', () => edge.stop());

@@ -7,7 +7,7 @@ import { commonConfigShape, ConfigError, env, loadConfig } from '../config';
 import { migrate, serviceMigrationSources } from '../db/migrate';
 import { Lifecycle, listen } from '../http/lifecycle';
 import { createLogger } from '../logging';
-import { httpMetrics, metricsHandler, startProcessMetrics } from '../metrics';
+import { mountMetrics, startProcessMetrics } from '../metrics';
 import { MigratedSchemaCheck, SchemaBehindError } from './schema-check';
 import type { ServiceDefinition } from './service';
 
@@ -119,9 +119,8 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
   const root = express();
   root.disable('x-powered-by');
   root.disable('etag');
-  root.use(httpMetrics());
+  mountMetrics(root);
   lifecycle.mountHealth(root);
-  root.get('/metrics', metricsHandler());
   root.use(instance.app);
   const server = http.createServer(root);
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
