@@ -157,6 +157,10 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       }
       if (!c.resources?.requests?.cpu || !c.resources?.requests?.memory) say('resources.requests cpu and memory');
       if (!c.resources?.limits?.memory) say('resources.limits.memory');
+      // The V8 heap's ceiling set below the memory limit, leaving room for what is not heap.
+      const heapMb = Number(/--max-old-space-size=(\d+)/.exec((c.env ?? []).find((e: { name: string }) => e.name === 'NODE_OPTIONS')?.value ?? '')?.[1]);
+      const limitMb = Number(/^(\d+)Mi$/.exec(String(c.resources?.limits?.memory))?.[1]);
+      if (!(heapMb > 0 && heapMb <= limitMb * 0.8)) say(`NODE_OPTIONS --max-old-space-size (${heapMb} MB) must be set, at most 80 % of the memory limit (${c.resources?.limits?.memory})`);
       if (pod.securityContext?.runAsNonRoot !== true) say('pod securityContext.runAsNonRoot');
       if (!(Number(pod.securityContext?.runAsUser) > 0)) say('pod securityContext.runAsUser must be a non-root uid');
       if (c.securityContext?.readOnlyRootFilesystem !== true) say('readOnlyRootFilesystem');
