@@ -553,10 +553,14 @@ function eventHeaders(event: EventEnvelope): IHeaders {
 const UNREACHABLE_REASON = String.raw`(Connection error: (connect |getaddrinfo )?(ECONNREFUSED|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ETIMEDOUT)\b|Connection timeout)`;
 const UNREACHABLE_BROKER = new RegExp(`^(${UNREACHABLE_REASON}|Failed to connect to seed broker, trying another broker from the list: ${UNREACHABLE_REASON})`);
 
+/** The text of a kafkajs log line's message, which is sometimes an Error (brokerPool.js). */
+function kafkaLineText(message: unknown): string {
+  return typeof message === 'string' ? message : message instanceof Error ? message.message : String(message);
+}
+
 /** The pino level of one kafkajs log line, or null to drop it. */
 export function kafkaLineLevel(namespace: string, level: logLevel, message: unknown): 'error' | 'warn' | 'info' | 'debug' | null {
-  // kafkajs sometimes passes an Error as the message (brokerPool.js).
-  const text = typeof message === 'string' ? message : message instanceof Error ? message.message : String(message);
+  const text = kafkaLineText(message);
   // Our producer resets itself after a failed publish, so bounded retries are deliberate.
   if (text.startsWith('Limiting retries for the idempotent producer')) return null;
   if (level === logLevel.ERROR) return (namespace === 'Connection' || namespace === 'BrokerPool') && UNREACHABLE_BROKER.test(text) ? 'warn' : 'error';
@@ -571,7 +575,6 @@ function kafkaLogCreator(logger: Logger): logCreator {
     ({ namespace, level, log }) => {
       const { message, timestamp: _timestamp, logger: _name, ...extra } = log as Record<string, unknown> & { message: unknown };
       const pinoLevel = kafkaLineLevel(namespace, level, message);
-      const text = typeof message === 'string' ? message : message instanceof Error ? message.message : String(message);
-      if (pinoLevel) logger[pinoLevel]({ namespace, ...extra }, text);
+      if (pinoLevel) logger[pinoLevel]({ namespace, ...extra }, kafkaLineText(message));
     };
 }
