@@ -389,7 +389,7 @@ describe('webhook delivery to a real HTTPS receiver', () => {
       expect(res.data!.resendWebhook).toMatchObject({ status: 'PENDING', notificationType: 'order-status-updated', orderUuid: order.orderUuid });
       const got: Received = (await arrived(code, 3))[2]!;
       expect(got.deliveryId).toBe(res.data!.resendWebhook.deliveryId);
-      expect(got.json).toMatchObject({ notificationType: 'order-status-updated', originalOrderStatus: null, currentOrderStatus: 'holding', message: 'Order "R-1" status is "holding"' });
+      expect(got.json).toMatchObject({ notificationType: 'order-status-updated', originalOrderStatus: null, currentOrderStatus: 'holding', message: 'Order "R-1" status has changed from "" to "holding"' });
       const fulfillable = await h.graphql(who, RESEND, { o: order.orderUuid, t: 'order-fulfillable-status-updated' });
       expect(fulfillable.errors).toBeUndefined();
       expect((await arrived(code, 4))[3]!.json).toMatchObject({ originalFulfillableStatus: null, currentFulfillableStatus: 'fulfillable', orderStatus: 'holding' });

@@ -35,10 +35,11 @@ describe('webhook payloads (spec section 6)', () => {
     expect(p.message).toBe('Order "SO/1001" status has changed from "queued" to "processing"');
   });
 
-  it('a resent order-status-updated has originalOrderStatus null and describes the current state', () => {
+  it('a resent order-status-updated has originalOrderStatus null and its message still follows the template', () => {
     const p = orderStatusUpdatedPayload(order, null, 'processing');
     expect(p.originalOrderStatus).toBeNull();
-    expect(p.message).toBe('Order "SO/1001" status is "processing"');
+    expect(p.message).toBe('Order "SO/1001" status has changed from "" to "processing"');
+    expect(p.message).toMatch(/^Order "[^"]*" status has changed from "[^"]*" to "[^"]*"$/);
   });
 
   it('confirmedAt is null for a draft, never absent', () => {
@@ -52,7 +53,9 @@ describe('webhook payloads (spec section 6)', () => {
     const p = orderFulfillableStatusUpdatedPayload(order, 'fulfillable', 'not-fulfillable');
     expect(Object.keys(p)).toEqual([...COMMON, 'originalFulfillableStatus', 'currentFulfillableStatus', 'orderStatus']);
     expect(p.message).toBe('Order "SO/1001" fulfillable status has changed from "fulfillable" to "not-fulfillable"');
-    expect(orderFulfillableStatusUpdatedPayload(order, null, 'not-fulfillable').originalFulfillableStatus).toBeNull();
+    const resent = orderFulfillableStatusUpdatedPayload(order, null, 'not-fulfillable');
+    expect(resent.originalFulfillableStatus).toBeNull();
+    expect(resent.message).toBe('Order "SO/1001" fulfillable status has changed from "" to "not-fulfillable"');
   });
 
   it('fulfilment-status-updated: products is always an array of SKUs', () => {

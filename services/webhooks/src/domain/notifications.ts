@@ -103,14 +103,17 @@ export function orderCreatedPayload(order: OrderSnapshot) {
 }
 
 /**
- * `order-status-updated`: `originalOrderStatus` and `currentOrderStatus`. A resend describes the
- * current state, so its `originalOrderStatus` is null and its message says what the status is.
+ * The spec's status message template. A resend describes the current state (the original status
+ * is null): the template still holds, with nothing between the quotes, so that receivers matching
+ * the template read every message of the type.
  */
+function statusChangeMessage(order: OrderSnapshot, what: string, original: string | null, current: string): string {
+  return `Order "${order.orderNumber}" ${what} has changed from "${original ?? ''}" to "${current}"`;
+}
+
+/** `order-status-updated`: `originalOrderStatus` (null in a resend) and `currentOrderStatus`. */
 export function orderStatusUpdatedPayload(order: OrderSnapshot, originalOrderStatus: string | null, currentOrderStatus: string) {
-  const message =
-    originalOrderStatus === null
-      ? `Order "${order.orderNumber}" status is "${currentOrderStatus}"`
-      : `Order "${order.orderNumber}" status has changed from "${originalOrderStatus}" to "${currentOrderStatus}"`;
+  const message = statusChangeMessage(order, 'status', originalOrderStatus, currentOrderStatus);
   return { ...common('order-status-updated', order, message), originalOrderStatus, currentOrderStatus };
 }
 
@@ -119,10 +122,7 @@ export function orderStatusUpdatedPayload(order: OrderSnapshot, originalOrderSta
  * resend), `currentFulfillableStatus`, and the order's `orderStatus`.
  */
 export function orderFulfillableStatusUpdatedPayload(order: OrderSnapshot, originalFulfillableStatus: string | null, currentFulfillableStatus: string) {
-  const message =
-    originalFulfillableStatus === null
-      ? `Order "${order.orderNumber}" fulfillable status is "${currentFulfillableStatus}"`
-      : `Order "${order.orderNumber}" fulfillable status has changed from "${originalFulfillableStatus}" to "${currentFulfillableStatus}"`;
+  const message = statusChangeMessage(order, 'fulfillable status', originalFulfillableStatus, currentFulfillableStatus);
   return {
     ...common('order-fulfillable-status-updated', order, message),
     originalFulfillableStatus,
