@@ -149,8 +149,10 @@ async function demoCredentials(opts: {
     ? { channelId: saved.channelId, token: saved.token, teamCode: saved.channelId.split('-')[0]! }
     : await seedDemoAccount({ databaseUrl: opts.databaseUrl });
   // Both seeders are idempotent: a catalogue that exists is kept, stock is added only where missing.
+  // Stock only until a first start finished (the credentials are saved then): on later starts the
+  // catalogue also holds the merchant's own products, and their stock is the merchant's business.
   const catalog = await seedDemoCatalog({ databaseUrl: opts.databaseUrl, teamCode: account.teamCode });
-  await seedDemoStock({ databaseUrl: opts.databaseUrl, teamCode: account.teamCode, products: catalog.products });
+  if (!saved) await seedDemoStock({ databaseUrl: opts.databaseUrl, teamCode: account.teamCode, products: catalog.products });
   const credentials: DemoCredentials = {
     restBaseUrl: `${opts.restBase}/v1/channels/${account.channelId}`,
     graphqlUrl: opts.graphqlUrl,

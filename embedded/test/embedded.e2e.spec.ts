@@ -127,21 +127,30 @@ describe('npm start (the embedded wiring)', () => {
     expect((after.body.data as { sku: string | null; stock: number }[]).find((l) => l.sku === stocked.sku)!.stock).toBe(stocked.stock - 2);
 
     // The back-office through the gateway: the order with its line's product and stock (three subgraphs).
-    const res = await fetch(c.graphqlUrl, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${c.backOfficeJwt}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: 'query ($uuid: ID!) { order(uuid: $uuid) { status orderLines { catalogProduct { sku stock } } } }', variables: { uuid: orderUuid } }),
-    });
-    const graph = (await res.json()) as { data?: any; errors?: unknown };
-    expect(graph.errors).toBeUndefined();
-    expect(graph.data.order.orderLines).toEqual([{ catalogProduct: { sku: stocked.sku, stock: stocked.stock - 2 } }]);
+    const graph = await backOffice(c, 'query ($uuid: ID!) { order(uuid: $uuid) { status orderLines { catalogProduct { sku stock } } } }', { uuid: orderUuid });
+    expect(graph.order.orderLines).toEqual([{ catalogProduct: { sku: stocked.sku, stock: stocked.stock - 2 } }]);
 
     // Ctrl-C: a graceful stop, the embedded PostgreSQL included (it runs in its own session).
     expect(await stop(child)).toBe(0);
     expect(await listening(Number(env.PF_POSTGRES_PORT))).toBe(false);
   }, 240_000);
 
-  it('starts again on the same data: the saved token still works and the order is there', async () => {
+  /** A back-office GraphQL call with the demo merchant's JWT. */
+  async function backOffice(c: DemoCredentials, query: string, variables: Record<string, unknown> = {}): Promise<any> {
+    const res = await fetch(c.graphqlUrl, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${c.backOfficeJwt}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await res.json()) as { data?: any; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    return body.data;
+  }
+
+  const stockOf = async (c: DemoCredentials, sku: string) =>
+    ((await rest(c, 'GET', '/stock-levels')).body.data as { sku: string | null; stock: number }[]).find((l) => l.sku === sku)?.stock;
+
+  it('starts again on the same data: the saved token still works, the order is there, and a merchant product gets no demo stock', async () => {
     const before = credentials();
     if (child && child.exitCode === null) await stop(child);
     child = await start();
@@ -149,6 +158,14 @@ describe('npm start (the embedded wiring)', () => {
     expect(c.token).toBe(before.token);
     const order = await rest(c, 'GET', `/orders/${orderUuid}`);
     expect(order).toMatchObject({ status: 200, body: { data: { uuid: orderUuid, orderNumber: 'E2E-1' } } });
+
+    // The merchant's own product, created between two starts, keeps the stock the merchant gave it.
+    await backOffice(c, 'mutation { createProduct(input: { sku: "E2E-OWN", name: "Own product" }) { uuid } }');
+    for (let i = 0; i < 40 && (await stockOf(c, 'E2E-OWN')) === undefined; i++) await new Promise((r) => setTimeout(r, 250));
+    expect(await stockOf(c, 'E2E-OWN')).toBe(0);
+    expect(await stop(child)).toBe(0);
+    child = await start();
+    expect(await stockOf(c, 'E2E-OWN')).toBe(0);
     expect(await stop(child)).toBe(0);
     expect(await listening(Number(env.PF_POSTGRES_PORT))).toBe(false);
   }, 240_000);
