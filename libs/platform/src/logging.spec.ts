@@ -15,6 +15,16 @@ describe('serializeError', () => {
     expect(err.client).toBeDefined();
   });
 
+  it('leaves the client out of the errors an AggregateError carries too', () => {
+    const refused = (address: string) => Object.assign(new Error(`connect ECONNREFUSED ${address}`), { code: 'ECONNREFUSED', client: { big: 'x'.repeat(5000) } });
+    const out = serializeError(new AggregateError([refused('127.0.0.1:5432'), refused('[::1]:5432')], 'connect failed')) as { aggregateErrors: Record<string, unknown>[] };
+    expect(out.aggregateErrors).toHaveLength(2);
+    for (const inner of out.aggregateErrors) {
+      expect(inner).toMatchObject({ code: 'ECONNREFUSED' });
+      expect(inner).not.toHaveProperty('client');
+    }
+  });
+
   it('passes what is not an error through as pino does', () => {
     expect(serializeError('plain text')).toBe('plain text');
   });

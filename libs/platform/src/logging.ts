@@ -9,10 +9,19 @@ export type { Logger };
  */
 const BULKY_ERROR_MEMBERS = ['client'] as const;
 
-/** pino's error serializer (type, message, stack, code, cause...) without the bulky members. */
+/**
+ * pino's error serializer (type, message, stack, code, cause...) without the bulky members, in the
+ * errors an AggregateError carries too (a connection refused on both 127.0.0.1 and ::1 is one).
+ */
 export function serializeError(err: unknown): unknown {
-  const out = pino.stdSerializers.err(err as Error) as unknown;
-  if (out && typeof out === 'object') for (const member of BULKY_ERROR_MEMBERS) delete (out as Record<string, unknown>)[member];
+  return withoutBulkyMembers(pino.stdSerializers.err(err as Error) as unknown);
+}
+
+function withoutBulkyMembers(serialized: unknown): unknown {
+  if (!serialized || typeof serialized !== 'object') return serialized;
+  const out = serialized as Record<string, unknown>;
+  for (const member of BULKY_ERROR_MEMBERS) delete out[member];
+  if (Array.isArray(out.aggregateErrors)) out.aggregateErrors.forEach(withoutBulkyMembers);
   return out;
 }
 
