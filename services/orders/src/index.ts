@@ -47,7 +47,15 @@ export const ordersService: ServiceDefinition = {
     });
     // The stock-step journal's own connections (see OrdersDeps.journalPool): writes of one statement, never held.
     const journalPool = createPool(deps.databaseUrl, 2, deps.logger);
-    const orders = new OrdersUseCases({ pool, journalPool, prisma, stock, countdownSeconds: cfg.ORDER_COUNTDOWN_SECONDS, logger: deps.logger });
+    const orders = new OrdersUseCases({
+      pool,
+      journalPool,
+      prisma,
+      stock,
+      countdownSeconds: cfg.ORDER_COUNTDOWN_SECONDS,
+      stockSettleMs: cfg.ORDERS_STOCK_REPAIR_AFTER_MS,
+      logger: deps.logger,
+    });
     const timers = new TimerWorker(orders.deps, {
       pollMs: cfg.ORDERS_TIMER_POLL_MS,
       leaseMs: cfg.ORDERS_TIMER_LEASE_MS,

@@ -78,6 +78,8 @@ describe('stock repair of order changes that did not finish', () => {
       [new StockUnavailableError('The stock service did not answer: timed out'), 1],
       // stock said no: nothing was done, nothing to repair
       [new Problem('stock-unavailable', { detail: 'short' }), 0],
+      // no connection could be made: the request never left, nothing was done
+      [new StockUnavailableError('The stock service did not answer: connect ECONNREFUSED 127.0.0.1:9', { notSent: true }), 0],
     ] as const) {
       const uuid = randomUUID();
       try {
@@ -280,6 +282,24 @@ describe('stock repair of order changes that did not finish', () => {
     expect(sent.status).toBe('processing');
     const consumed = (await s.pool.query(`SELECT id::text FROM stock.stock_hold WHERE order_uuid = $1 AND status = 'consumed' ORDER BY id`, [o.uuid])).rows.map((r) => r.id);
     expect(consumed).toEqual(before);
+    expect(await journalRows(o.uuid)).toBe(0);
+  });
+
+  it('a change that meets the row of a change that may still be running (younger than the settle time) waits for it: unavailable, nothing touched; later it repairs and goes on', async () => {
+    const o = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: (await draft()).uuid })).confirmOrder;
+    const held = await placedIds(o.uuid);
+    expect(held.length).toBeGreaterThan(0);
+    // An amendment whose hold timed out a moment ago: stock may still be working on it.
+    await s.pool.query('INSERT INTO orders.stock_step (order_uuid) VALUES ($1)', [o.uuid]);
+    const early = await s.gql<any>(s.urls.orders, t.shop, CANCEL_ORDER, { uuid: o.uuid });
+    expect(early.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'unavailable', detail: expect.stringMatching(/still being settled/) });
+    expect((await s.ok<any>(t.backOffice, ORDER, { uuid: o.uuid })).order.status).toBe('queued');
+    expect(await placedIds(o.uuid)).toEqual(held);
+    expect(await journalRows(o.uuid)).toBe(1);
+    // Old enough: that call has ended one way or the other; the stock is checked and the cancel goes through.
+    await leftBehind(o.uuid);
+    expect((await s.ok<any>(t.shop, CANCEL_ORDER, { uuid: o.uuid })).cancelOrder.status).toBe('cancelled');
+    expect(await placedIds(o.uuid)).toEqual([]);
     expect(await journalRows(o.uuid)).toBe(0);
   });
 

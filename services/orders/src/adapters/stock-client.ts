@@ -71,7 +71,19 @@ export interface OrderHold {
 /** The stock service did not give a usable answer (down, timed out, an unexpected error). */
 export class StockUnavailableError extends Error {
   override name = 'StockUnavailableError';
+  /**
+   * The request never left: no connection could be made, so stock did nothing. Otherwise (a
+   * time-out, a connection cut, an unexpected answer) whether stock did it is unknown.
+   */
+  readonly notSent: boolean;
+  constructor(message: string, options?: ErrorOptions & { notSent?: boolean }) {
+    super(message, options);
+    this.notSent = options?.notSent ?? false;
+  }
 }
+
+/** Errors of a connection that was never made: the request was not sent. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 const HOLD = /* GraphQL */ `
   mutation ($input: HoldStockInput!) {
@@ -213,7 +225,8 @@ export class StockClient implements StockApi {
       });
       answer = (await res.body.json()) as GraphQLAnswer;
     } catch (err) {
-      throw new StockUnavailableError(`The stock service did not answer: ${(err as Error).message}`, { cause: err });
+      const notSent = NOT_CONNECTED.has((err as { code?: string }).code ?? '');
+      throw new StockUnavailableError(`The stock service did not answer: ${(err as Error).message}`, { cause: err, notSent });
     }
     const error = answer.errors?.[0];
     if (error) {

@@ -84,8 +84,15 @@ export async function leftoverStockSteps(db: Sql, olderThanMs: number, limit: nu
   return rows.map((r) => ({ orderUuid: r.order_uuid, startedAt: r.started_at }));
 }
 
-/** When the change that left the order's row began; null when there is no row (any more). */
-export async function stockStepStartedAt(db: Sql, orderUuid: string): Promise<Date | null> {
-  const { rows } = await db.query<{ started_at: Date }>(`SELECT started_at FROM orders.stock_step WHERE order_uuid = $1::uuid`, [orderUuid]);
-  return rows[0]?.started_at ?? null;
+/**
+ * The order's row left by a change that did not finish: when that change began, and whether that
+ * is at least `settleMs` ago by the database's clock; null when there is no row (any more).
+ */
+export async function leftStockStep(db: Sql, orderUuid: string, settleMs: number): Promise<{ startedAt: Date; settled: boolean } | null> {
+  const { rows } = await db.query<{ started_at: Date; settled: boolean }>(
+    `SELECT started_at, started_at <= now() - make_interval(secs => $2::double precision / 1000) AS settled
+       FROM orders.stock_step WHERE order_uuid = $1::uuid`,
+    [orderUuid, settleMs],
+  );
+  return rows[0] ? { startedAt: rows[0].started_at, settled: rows[0].settled } : null;
 }

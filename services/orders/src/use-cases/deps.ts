@@ -5,12 +5,12 @@ import type { Logger } from '@pf/platform/logging';
 import { inPgTransaction, isRetryableConflict } from '@pf/platform/db/transaction';
 import { deferToOutbox } from '@pf/platform/outbox/outbox';
 import { Problem } from '@pf/platform/problems';
-import type { StockApi } from '../adapters/stock-client';
+import { StockUnavailableError, type StockApi } from '../adapters/stock-client';
 import { ORDERS_SCHEMA } from '../db';
 import type { PrismaClient } from '../generated/prisma/client';
 import { loadOrder, type Sql, type Tx } from '../repositories/order-repository';
 import { repairOrderStock } from './order-stock-repair';
-import { clearOwnStockStepWithCommit, clearOwnStockSteps, clearStockSteps, lockOwnStockSteps, recordStockStep, stockStepStartedAt } from '../repositories/stock-step-repository';
+import { clearOwnStockStepWithCommit, clearOwnStockSteps, clearStockSteps, leftStockStep, lockOwnStockSteps, recordStockStep } from '../repositories/stock-step-repository';
 
 /** What every use case needs. */
 export interface OrdersDeps {
@@ -27,6 +27,13 @@ export interface OrdersDeps {
   stock: StockApi;
   /** How long a confirmed order is queued before processing (ORDER_COUNTDOWN_SECONDS). */
   countdownSeconds: number;
+  /**
+   * How old the journal row of a change that did not finish must be before another change of the
+   * order puts its stock right (ORDERS_STOCK_REPAIR_AFTER_MS, as the stock repair; default
+   * 120 000). Younger, the stock call that change gave up on may still be running in the stock
+   * service, and would land after the repair.
+   */
+  stockSettleMs?: number;
   logger: Logger;
   /** Injected so tests can pin time; defaults to the wall clock. */
   now?: () => Date;
@@ -69,7 +76,7 @@ const LOCK_ORDERS = `SELECT 1 FROM orders.orders WHERE uuid = ANY($1::uuid[]) OR
  * taken in other services run (newest first), so a failed change leaves no stock held for it.
  * A transaction that lost a deadlock or serialization race runs again.
  */
-export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' | 'journalPool'> & { stock?: StockApi }, work: (tx: Tx, unit: Unit) => Promise<R>): Promise<R> {
+export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' | 'journalPool' | 'stockSettleMs'> & { stock?: StockApi }, work: (tx: Tx, unit: Unit) => Promise<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
     const journaled: string[] = [];
@@ -151,6 +158,9 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
   }
 }
 
+/** ORDERS_STOCK_REPAIR_AFTER_MS's default: see OrdersDeps.stockSettleMs. */
+const DEFAULT_STOCK_SETTLE_MS = 120_000;
+
 /** The unique constraint a 23505 names, if that is what `err` is. */
 export function uniqueViolation(err: unknown): string | null {
   const e = err as { code?: string; constraint?: string } | null;
@@ -171,7 +181,7 @@ export function stockUnavailable(detail = 'Stock could not be checked right now;
  * lost connection): whether it was done is unknown, so its row must stay for the repair.
  */
 function journaledStock(
-  deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi },
+  deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger' | 'stockSettleMs'> & { stock?: StockApi },
   tx: Tx,
   journaled: { changeId: string; orders: string[] },
   outcome: { uncertain: boolean },
@@ -190,9 +200,12 @@ function journaledStock(
         // A row left by a change of this order that did not finish: its stock is put right first
         // (this change holds the order's lock; the order as committed is read on another
         // connection), or this change would build on it (a countdown sending an order whose
-        // cancellation was lost would consume nothing, and the stock would be sold twice).
-        const since = await stockStepStartedAt(journalPool, uuid);
-        const repaired = since ? await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid), since) : 'fine';
+        // cancellation was lost would consume nothing, and the stock would be sold twice). Not
+        // before the row is old enough for that change's last stock call to have ended: one still
+        // running would land after the repair (holds placed for an order cancelled meanwhile).
+        const left = await leftStockStep(journalPool, uuid, deps.stockSettleMs ?? DEFAULT_STOCK_SETTLE_MS);
+        if (left && !left.settled) throw stockUnavailable("The order's last change is still being settled with the stock service; try again in a minute or two.");
+        const repaired = left ? await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid), left.startedAt) : 'fine';
         // Its stock is gone: the order must move first, which the stock repair does (the row stays).
         if (repaired === 'stock-lost') throw stockUnavailable("The order's stock is being put right after an interrupted change; try again in a few minutes.");
         await clearStockSteps(journalPool, [uuid]);
@@ -209,13 +222,18 @@ function journaledStock(
     if (!stock) throw new Error('this change has no stock service');
     return stock;
   };
-  /** A journaled step; one that fails other than by stock's refusal (a 4xx problem) has an unknown outcome. */
+  /**
+   * A journaled step; one that fails other than by stock's refusal (a 4xx problem) or a request
+   * that never left (no connection) has an unknown outcome.
+   */
   const step = async <T>(orderUuid: string, call: (api: StockApi) => Promise<T>): Promise<T> => {
     const api = await journal(orderUuid);
     try {
       return await call(api);
     } catch (err) {
-      if (!(err instanceof Problem && err.status < 500)) outcome.uncertain = true;
+      const refused = err instanceof Problem && err.status < 500;
+      const notSent = err instanceof StockUnavailableError && err.notSent;
+      if (!refused && !notSent) outcome.uncertain = true;
       throw err;
     }
   };
