@@ -39,10 +39,19 @@ export async function currentTimer(db: Sql, orderUuid: string): Promise<{ kind: 
 }
 
 /** A failed attempt: released to be tried again after `retryInMs`, with the error kept. */
-export async function releaseAfterFailure(db: Sql, orderUuid: string, workerId: string, retryInMs: number, error: string): Promise<void> {
+export async function releaseAfterFailure(
+  db: Sql,
+  orderUuid: string,
+  workerId: string,
+  retryInMs: number,
+  error: string,
+  /** false: the failure does not count toward the attempts (the claim's count is given back). */
+  counted = true,
+): Promise<void> {
   await db.query(
-    `UPDATE orders.order_timer SET claimed_by = NULL, claimed_until = now() + make_interval(secs => $3::double precision / 1000), last_error = $4
+    `UPDATE orders.order_timer SET claimed_by = NULL, claimed_until = now() + make_interval(secs => $3::double precision / 1000), last_error = $4,
+            attempts = CASE WHEN $5::boolean THEN attempts ELSE greatest(attempts - 1, 0) END
       WHERE order_uuid = $1::uuid AND claimed_by = $2`,
-    [orderUuid, workerId, retryInMs, error.slice(0, 2000)],
+    [orderUuid, workerId, retryInMs, error.slice(0, 2000), counted],
   );
 }

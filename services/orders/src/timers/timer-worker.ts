@@ -4,7 +4,7 @@ import type { Logger } from '@pf/platform/logging';
 import { ScrapedGauge } from '@pf/platform/metrics';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError } from '../adapters/stock-client';
-import { claimDueTimers, releaseAfterFailure } from '../repositories/timer-repository';
+import { claimDueTimers, releaseAfterFailure, type ClaimedTimer } from '../repositories/timer-repository';
 import type { OrdersDeps } from '../use-cases/deps';
 import { fireTimer } from '../use-cases/fire-timer';
 import { eachConcurrently } from './each-concurrently';
@@ -81,6 +81,7 @@ export class TimerWorker {
         this.opts.logger.warn({ err, orderUuid: timer.orderUuid, kind: timer.kind, attempt: timer.attempts, transient, giveUp }, 'order timer failed');
         try {
           if (giveUp) await fireTimer(this.deps, timer, this.id, { giveUp: true });
+          else if (transient) await releaseAfterFailure(this.deps.pool, timer.orderUuid, this.id, this.outageWaitMs(timer), (err as Error).message, false);
           else await releaseAfterFailure(this.deps.pool, timer.orderUuid, this.id, Math.min(this.opts.leaseMs, this.opts.pollMs * 2 ** timer.attempts), (err as Error).message);
         } catch (inner) {
           this.opts.logger.error({ err: inner, orderUuid: timer.orderUuid }, 'could not record the failed order timer; its lease will expire');
@@ -88,6 +89,15 @@ export class TimerWorker {
       }
     });
     return timers.length;
+  }
+
+  /**
+   * The wait after an outage: it does not count as an attempt (docs/orders.md), so the attempts
+   * cannot space the retries out; the time the timer is overdue does (twice the poll at first,
+   * then about as long as it has waited so far, at most a lease).
+   */
+  private outageWaitMs(timer: ClaimedTimer): number {
+    return Math.min(this.opts.leaseMs, Math.max(this.opts.pollMs * 2, Date.now() - timer.dueAt.getTime()));
   }
 
   private async run(): Promise<void> {
