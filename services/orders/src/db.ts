@@ -21,3 +21,14 @@ export function createPrismaClient(databaseUrl: string, poolMax = 4): PrismaClie
 export function createPool(databaseUrl: string, max = 10, logger?: Logger): pg.Pool {
   return openPool({ connectionString: databaseUrl, max }, logger, 'orders');
 }
+
+/**
+ * The stock-step journal's own pool (OrdersDeps.journalPool): two connections for one-statement
+ * writes, never held. Their lock waits are bounded: a change undoing its steps clears its journal
+ * row here while its own transaction may hold that row (its deferred delete already sent), and an
+ * unbounded wait would hang the change and, with both connections taken, every change that calls
+ * stock. Past `lockTimeoutMs` the clear fails and the row stays for the stock repair.
+ */
+export function createJournalPool(databaseUrl: string, logger?: Logger, lockTimeoutMs = 5_000): pg.Pool {
+  return openPool({ connectionString: databaseUrl, max: 2, lock_timeout: lockTimeoutMs }, logger, 'orders-journal');
+}

@@ -4,7 +4,7 @@ import type { ServiceDefinition } from '@pf/platform/service/service';
 import { createSubgraphService } from '@pf/platform/service/subgraph-service';
 import { StockClient, type StockApi } from './adapters/stock-client';
 import { loadOrdersConfig } from './config';
-import { createPool, createPrismaClient, ORDERS_SCHEMA } from './db';
+import { createJournalPool, createPool, createPrismaClient, ORDERS_SCHEMA } from './db';
 import { consumeReadModels } from './events/read-model-consumer';
 import { consumeStockFigures } from './events/stock-figures-consumer';
 import { ordersContext, resolvers, type OrdersContext } from './graphql/resolvers';
@@ -15,7 +15,7 @@ import { OrdersUseCases } from './use-cases';
 
 export { ORDERS_SDL_PATH, loadOrdersTypeDefs } from './graphql/schema';
 export { OrdersUseCases } from './use-cases';
-export { createPrismaClient, createPool, ORDERS_SCHEMA } from './db';
+export { createJournalPool, createPrismaClient, createPool, ORDERS_SCHEMA } from './db';
 export { StockClient, type StockApi } from './adapters/stock-client';
 
 /** Absolute path of the orders SQL migrations (next to src/ and dist/, in the package root). */
@@ -45,8 +45,8 @@ export const ordersService: ServiceDefinition = {
       connections: cfg.ORDERS_DB_POOL_MAX,
       jwt: { ...deps.jwt, key: signingKey, expiresInSeconds: 300 },
     });
-    // The stock-step journal's own connections (see OrdersDeps.journalPool): writes of one statement, never held.
-    const journalPool = createPool(deps.databaseUrl, 2, deps.logger);
+    // The stock-step journal's own connections (see OrdersDeps.journalPool and createJournalPool).
+    const journalPool = createJournalPool(deps.databaseUrl, deps.logger);
     const orders = new OrdersUseCases({
       pool,
       journalPool,

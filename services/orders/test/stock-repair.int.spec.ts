@@ -6,6 +6,7 @@ import { createLogger } from '@pf/platform/logging';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError, type StockApi } from '../src/adapters/stock-client';
 import { clearOwnStockSteps, lockOwnStockSteps, recordStockStep } from '../src/repositories/stock-step-repository';
+import { createJournalPool } from '../src/db';
 import { inTransaction } from '../src/use-cases/deps';
 import { AMEND_ORDER, CANCEL_ORDER, CONFIRM_ORDER, CREATE_ORDER, createTeam, HISTORY, holdsOf, ORDER, orderInput, PROCESS_NOW, QUEUE_ORDER, startSystem, type OrdersSystem, type TeamFixture } from './harness';
 
@@ -42,6 +43,13 @@ describe('stock repair of order changes that did not finish', () => {
     s.call('stock', ordersService, `mutation ($input: HoldStockInput!) { holdStock(input: $input) { __typename } }`, {
       input: { teamCode: t.teamCode, orderUuid: o.uuid, lines: o.orderLines.map((l: any) => ({ lineNumber: l.lineNumber, productUuid: l.product.uuid, quantity: l.quantity })) },
     });
+  /** A stock API whose every call fails as "not called here" (tests replace the ones they use). */
+  const unusedStock = (): StockApi => {
+    const unused = async (): Promise<never> => {
+      throw new Error('not called here');
+    };
+    return { holdStock: unused, releaseHolds: unused, consumeHolds: unused, returnHolds: unused, reinstateHolds: unused, restoreHolds: unused, reconsumeHolds: unused, unconsumeHolds: unused, orderHolds: unused };
+  };
   const repairer = () => s.startOrders({ ORDERS_STOCK_REPAIR_INTERVAL_MS: '100', ORDERS_STOCK_REPAIR_AFTER_MS: '1000' });
   /** Runs the stock repair until the order's row is gone. */
   async function repairUntilDone(uuid: string): Promise<void> {
@@ -94,10 +102,7 @@ describe('stock repair of order changes that did not finish', () => {
   it('a failed change is undone while it still holds the order: a change waiting for the order starts after the compensations', async () => {
     const o = await draft();
     const seen: string[] = [];
-    const unused = async (): Promise<never> => {
-      throw new Error('not called here');
-    };
-    const stock: StockApi = { holdStock: unused, releaseHolds: async () => [], consumeHolds: unused, returnHolds: unused, reinstateHolds: unused, restoreHolds: unused, reconsumeHolds: unused, unconsumeHolds: unused, orderHolds: unused };
+    const stock: StockApi = { ...unusedStock(), releaseHolds: async () => [] };
     const logger = createLogger('stock-step-test', 'silent');
     const lock = (tx: { query: (text: string, values: unknown[]) => Promise<unknown> }) => tx.query('SELECT 1 FROM orders.orders WHERE uuid = $1 FOR UPDATE', [o.uuid]);
     let locked!: () => void;
@@ -120,6 +125,29 @@ describe('stock repair of order changes that did not finish', () => {
     await expect(failing).rejects.toThrow('the first change fails');
     await waiting;
     expect(seen).toEqual(['first undone', 'second has the order (journal rows: 0)']);
+  });
+
+  it("a change that fails after its journal row's delete was sent is still undone: clearing the row waits a bounded time for the change's own lock, and the row stays for the repair", async () => {
+    const o = await draft();
+    const stock: StockApi = { ...unusedStock(), releaseHolds: async () => [] };
+    const journalPool = createJournalPool(s.db.url, undefined, 300);
+    let undone = false;
+    try {
+      const failing = inTransaction({ pool: s.pool, journalPool, logger: createLogger('stock-step-test', 'silent'), stock }, async (tx, unit) => {
+        await tx.query('SELECT 1 FROM orders.orders WHERE uuid = $1 FOR UPDATE', [o.uuid]);
+        await unit.stock.releaseHolds(o.uuid);
+        unit.onRollback(async () => void (undone = true));
+        // The next statement carries the row's deferred delete: this transaction now holds the row.
+        await tx.query('SELECT 1', []);
+        throw new Error('a bug after the delete went out');
+      });
+      await expect(failing).rejects.toThrow('a bug after the delete went out');
+    } finally {
+      await journalPool.end();
+    }
+    expect(undone).toBe(true);
+    expect(await journalRows(o.uuid)).toBe(1);
+    await s.pool.query('DELETE FROM orders.stock_step WHERE order_uuid = $1', [o.uuid]);
   });
 
   it('a journal write that fails leaves its connection fit for the next change', async () => {
