@@ -35,6 +35,13 @@ export const ordersService: ServiceDefinition = {
   defaultPort: 4104,
   async create(deps) {
     const cfg = loadOrdersConfig(deps.env);
+    if (cfg.ORDERS_STOCK_REPAIR_AFTER_MS < 4 * cfg.STOCK_TIMEOUT_MS) {
+      // A change's journal row dates from its first stock call, and a change may make several.
+      deps.logger.warn(
+        { ORDERS_STOCK_REPAIR_AFTER_MS: cfg.ORDERS_STOCK_REPAIR_AFTER_MS, STOCK_TIMEOUT_MS: cfg.STOCK_TIMEOUT_MS },
+        'ORDERS_STOCK_REPAIR_AFTER_MS is below four stock call time-outs: the stock repair may act on a change whose stock call is still running',
+      );
+    }
     const signingKey = serviceSigningKey(cfg.JWT_SIGNING_KEY, deps.jwt, 'signs the service JWT for the stock subgraph');
     const prisma = createPrismaClient(deps.databaseUrl, cfg.ORDERS_PRISMA_POOL_MAX);
     const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX, deps.logger);

@@ -30,18 +30,32 @@ describe('StockClient failures: whether the request left', () => {
     expect(err.notSent).toBe(true);
   });
 
-  it('sent and never answered (a time-out): whether stock did it is unknown', async () => {
+  /** The failure of a call to a stand-in for stock that treats each connection as `onSocket` does. */
+  async function failureAgainst(onSocket: (socket: net.Socket) => void, timeoutMs: number): Promise<StockUnavailableError> {
     const sockets: net.Socket[] = [];
-    const silent = net.createServer((socket) => void sockets.push(socket.on('data', () => undefined)));
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const server = net.createServer((socket) => {
+      sockets.push(socket);
+      onSocket(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const { port } = silent.address() as net.AddressInfo;
-      const err = await failure(new StockClient({ url: `http://127.0.0.1:${port}/graphql`, jwt, timeoutMs: 200, connections: 1 }));
-      expect(err).toBeInstanceOf(StockUnavailableError);
-      expect(err.notSent).toBe(false);
+      const { port } = server.address() as net.AddressInfo;
+      return await failure(new StockClient({ url: `http://127.0.0.1:${port}/graphql`, jwt, timeoutMs, connections: 1 }));
     } finally {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  }
+
+  it('sent, then the connection cut before an answer: whether stock did it is unknown', async () => {
+    const err = await failureAgainst((socket) => socket.once('data', () => socket.resetAndDestroy()), 2_000);
+    expect(err).toBeInstanceOf(StockUnavailableError);
+    expect(err.notSent).toBe(false);
+  });
+
+  it('sent and never answered (a time-out): whether stock did it is unknown', async () => {
+    const err = await failureAgainst((socket) => socket.on('data', () => undefined), 200);
+    expect(err).toBeInstanceOf(StockUnavailableError);
+    expect(err.notSent).toBe(false);
   });
 });
