@@ -24,10 +24,11 @@ export function createPool(databaseUrl: string, max = 10, logger?: Logger): pg.P
 
 /**
  * The stock-step journal's own pool (OrdersDeps.journalPool): two connections for one-statement
- * writes, never held. Their lock waits are bounded: a change undoing its steps clears its journal
- * row here while its own transaction may hold that row (its deferred delete already sent), and an
- * unbounded wait would hang the change and, with both connections taken, every change that calls
- * stock. Past `lockTimeoutMs` the clear fails and the row stays for the stock repair.
+ * writes, never held. Their lock waits are bounded all the same: a change undoing its steps clears
+ * its journal row here while its own transaction is still open (it sends the row's delete only
+ * with COMMIT, so it holds no lock of it), and were that ever to change, an unbounded wait would
+ * hang the change and, with both connections taken, every change that calls stock. Past
+ * `lockTimeoutMs` a statement fails (a clear leaves the row for the stock repair).
  */
 export function createJournalPool(databaseUrl: string, logger?: Logger, lockTimeoutMs = 5_000): pg.Pool {
   return openPool({ connectionString: databaseUrl, max: 2, lock_timeout: lockTimeoutMs }, logger, 'orders-journal');

@@ -84,6 +84,27 @@ describe('inPgTransaction (real Postgres)', () => {
     expect(await ids()).toEqual(expect.arrayContaining([10, 11]));
   });
 
+  it('a write deferred to COMMIT stays out of later statements: the transaction holds none of its locks until then', async () => {
+    await pool.query('INSERT INTO item VALUES (30)');
+    const seen = await inPgTransaction(pool, async (tx) => {
+      tx.deferToCommit({ text: 'DELETE FROM item WHERE id = 30' });
+      tx.defer({ text: 'INSERT INTO item VALUES (31)' });
+      const inside = (await tx.query<{ n: number }>('SELECT count(*)::int AS n FROM item WHERE id IN (30, 31)')).rows[0]!.n;
+      // Another connection can still change the row: no lock of this transaction is on it.
+      const other = await pool.connect();
+      try {
+        await other.query("SET lock_timeout = '1s'");
+        await other.query('UPDATE item SET id = 30 WHERE id = 30');
+      } finally {
+        other.release();
+      }
+      return inside;
+    });
+    expect(seen).toBe(2);
+    expect(await ids()).not.toContain(30);
+    expect(await ids()).toContain(31);
+  });
+
   it("a deferred write's failure surfaces at commit, translated by its onError, and nothing is kept", async () => {
     await expect(
       inPgTransaction(pool, async (tx) => {

@@ -68,6 +68,7 @@ export class PgTransaction implements Queryable {
   private begun = false;
   private finished = false;
   private deferred: Deferred[] = [];
+  private atCommit: Deferred[] = [];
 
   constructor(readonly client: pg.PoolClient) {}
 
@@ -94,13 +95,24 @@ export class PgTransaction implements Queryable {
     this.deferred.push({ statement, onError });
   }
 
+  /**
+   * A write sent only with COMMIT, after every other statement: until then the transaction holds
+   * no lock of it (a row another connection may have to change if this transaction fails).
+   */
+  deferToCommit(statement: BatchStatement, onError?: Deferred['onError']): void {
+    if (this.finished) throw new Error('defer after the transaction ended');
+    this.atCommit.push({ statement, onError });
+  }
+
   async commit(): Promise<void> {
+    this.deferred.push(...this.atCommit.splice(0));
     if (this.begun || this.deferred.length > 0) await this.send([COMMIT]);
     this.finished = true;
   }
 
   async rollback(): Promise<void> {
     this.deferred = [];
+    this.atCommit = [];
     this.finished = true;
     if (this.begun) await this.client.query('ROLLBACK');
   }

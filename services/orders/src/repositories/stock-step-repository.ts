@@ -39,9 +39,13 @@ const RECORD_STOCK_STEP = statement(
 const CLEAR_STOCK_STEP = statement('orders', `DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid`);
 const CLEAR_OWN_STOCK_STEP = statement('orders', `DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid AND change_id = $2::uuid`);
 
-/** Deletes this change's row of the order with its COMMIT: committed, the change needs no repair. */
+/**
+ * Deletes this change's row of the order with its COMMIT: committed, the change needs no repair.
+ * Only with COMMIT: sent earlier, the transaction would hold the row that undoing the change
+ * clears on the journal's own connection.
+ */
 export function clearOwnStockStepWithCommit(tx: Tx, orderUuid: string, changeId: string): void {
-  tx.defer(CLEAR_OWN_STOCK_STEP([orderUuid, changeId]));
+  tx.deferToCommit(CLEAR_OWN_STOCK_STEP([orderUuid, changeId]));
 }
 
 /** Deletes the order's row, whichever change left it, with the repair's COMMIT. */
