@@ -305,7 +305,7 @@ describe('migration 0003: holds consumed before it know what they took', () => {
       );
 
       const result = await migrate({ connectionString: db.url, schema: 'stock', sources: serviceMigrationSources(STOCK_MIGRATIONS_DIR) });
-      expect(result.applied).toEqual(['service/0003_hold_returns.sql', 'service/0004_expect_count.sql']);
+      expect(result.applied).toEqual(['service/0003_hold_returns.sql', 'service/0004_expect_count.sql', 'service/0005_order_fence.sql']);
       const { rows } = await pool.query<{ id: string; taken: number; returned_at: Date | null }>('SELECT id::text, taken, returned_at FROM stock.stock_hold ORDER BY id');
       expect(rows).toEqual([
         { id: full, taken: 3, returned_at: null },

@@ -16,6 +16,7 @@ describe('stock service process', () => {
         'service/0002_stock_level_figure_index.sql',
         'service/0003_hold_returns.sql',
         'service/0004_expect_count.sql',
+        'service/0005_order_fence.sql',
       ],
       prismaSchemaPath: path.resolve(__dirname, '../prisma/schema.prisma'),
     },

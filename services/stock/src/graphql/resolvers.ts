@@ -44,20 +44,22 @@ export const resolvers: GraphQLResolverMap<StockContext> = {
     setStock: (_: unknown, args: { input: SetStockInput }, ctx: StockContext) => ctx.stock.setStock(ctx.identity, args.input),
     adjustStock: (_: unknown, args: { input: AdjustStockInput }, ctx: StockContext) => ctx.stock.adjustStock(ctx.identity, args.input),
     holdStock: (_: unknown, args: { input: HoldStockInput }, ctx: StockContext) => ctx.stock.holdStock(ctx.identity, args.input),
-    releaseHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
-      ctx.stock.releaseHolds(ctx.identity, args.orderUuid, args.locationCodes),
-    reinstateHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
-      ctx.stock.reinstateHolds(ctx.identity, args.orderUuid, args.holdIds),
-    restoreHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
-      ctx.stock.restoreHolds(ctx.identity, args.orderUuid, args.holdIds),
-    consumeHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
-      ctx.stock.consumeHolds(ctx.identity, args.orderUuid, args.locationCodes),
-    returnHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null }, ctx: StockContext) =>
-      ctx.stock.returnHolds(ctx.identity, args.orderUuid, args.locationCodes),
-    reconsumeHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
-      ctx.stock.reconsumeHolds(ctx.identity, args.orderUuid, args.holdIds),
-    unconsumeHolds: (_: unknown, args: { orderUuid: string; holdIds: string[] }, ctx: StockContext) =>
-      ctx.stock.unconsumeHolds(ctx.identity, args.orderUuid, args.holdIds),
+    releaseHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null; fence?: string | null }, ctx: StockContext) =>
+      ctx.stock.releaseHolds(ctx.identity, args.orderUuid, args.locationCodes, args.fence),
+    reinstateHolds: (_: unknown, args: { orderUuid: string; holdIds: string[]; fence?: string | null }, ctx: StockContext) =>
+      ctx.stock.reinstateHolds(ctx.identity, args.orderUuid, args.holdIds, args.fence),
+    restoreHolds: (_: unknown, args: { orderUuid: string; holdIds: string[]; fence?: string | null }, ctx: StockContext) =>
+      ctx.stock.restoreHolds(ctx.identity, args.orderUuid, args.holdIds, args.fence),
+    consumeHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null; fence?: string | null }, ctx: StockContext) =>
+      ctx.stock.consumeHolds(ctx.identity, args.orderUuid, args.locationCodes, args.fence),
+    returnHolds: (_: unknown, args: { orderUuid: string; locationCodes?: string[] | null; fence?: string | null }, ctx: StockContext) =>
+      ctx.stock.returnHolds(ctx.identity, args.orderUuid, args.locationCodes, args.fence),
+    reconsumeHolds: (_: unknown, args: { orderUuid: string; holdIds: string[]; fence?: string | null }, ctx: StockContext) =>
+      ctx.stock.reconsumeHolds(ctx.identity, args.orderUuid, args.holdIds, args.fence),
+    unconsumeHolds: (_: unknown, args: { orderUuid: string; holdIds: string[]; fence?: string | null }, ctx: StockContext) =>
+      ctx.stock.unconsumeHolds(ctx.identity, args.orderUuid, args.holdIds, args.fence),
+    fenceOrderHolds: (_: unknown, args: { orderUuid: string; fence: string }, ctx: StockContext) =>
+      ctx.stock.fenceOrderHolds(ctx.identity, args.orderUuid, args.fence),
   },
   Product: {
     // A deleted product is no entity for channels and merchants, as in the catalog (only services,

@@ -25,7 +25,9 @@ import {
 import { printOnDemandLocation, warehouseLocation, type ProductFacts, type StockHold, type SupplierLocation, type WarehouseStock } from '../domain/model';
 import { printsOnDemand, stockFigure, type FigureSnapshot, type WarehouseLevel } from '../domain/stock-figure';
 import { holdLinesViolations, isHoldId, uuidViolations, type HoldLineInput } from '../domain/validation';
+import { checkFence, fenceViolations } from '../domain/order-fence';
 import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, reinstateReleasedHolds, releasePlacedHolds, writeHoldChange } from '../repositories/hold-repository';
+import { orderFenceRead, raiseOrderFence } from '../repositories/order-fence-repository';
 import { lockProductsRead } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsRead } from '../repositories/stock-repository';
 import { actorOf, changeTimeRead, changeWithEvents, stockLevelEvents, type StockDeps, type Tx } from './deps';
@@ -36,6 +38,8 @@ export interface HoldStockInput {
   orderUuid: string;
   /** The order's complete set of lines: holding again replaces the order's placed holds. */
   lines: HoldLineInput[];
+  /** The calling change's fence token (domain/order-fence.ts); null or absent: none. */
+  fence?: string | null;
 }
 
 export interface HeldLine {
@@ -72,14 +76,16 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
     ...uuidViolations(input.orderUuid, 'input.orderUuid'),
     ...(input.teamCode.trim() === '' ? [{ property: 'input.teamCode', message: 'Name the order\'s team.' }] : []),
     ...holdLinesViolations(input.lines, 'input.lines'),
+    ...fenceViolations(input.fence, 'input.fence'),
   ];
   if (violations.length > 0) throw Problem.validation(violations);
   const orderUuid = input.orderUuid.toLowerCase();
   const lines = input.lines.map((l) => ({ ...l, productUuid: l.productUuid.toLowerCase() }));
 
   return changeWithEvents<HoldResult>(deps, async (tx) => {
-    // The order's lock, then its holds read under it: one round trip.
-    const [, existing] = await tx.reads([lockOrderRead(orderUuid), holdsOfOrderRead(orderUuid, deps.podCountryCode, 'placed')]);
+    // The order's lock, then its fence and holds read under it: one round trip.
+    const [, raised, existing] = await tx.reads([lockOrderRead(orderUuid), orderFenceRead(orderUuid), holdsOfOrderRead(orderUuid, deps.podCountryCode, 'placed')]);
+    passFence(orderUuid, raised, input.fence);
     if (existing.some((h) => h.teamCode !== input.teamCode)) {
       throw new Problem('conflict', { detail: `Order ${orderUuid} holds stock of another team.` });
     }
@@ -179,10 +185,10 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
  * fulfilment each: a draft fulfilment cancelled). `held` goes down, on hand stays; releasing
  * again finds nothing placed and changes nothing.
  */
-export async function releaseHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null): Promise<StockHold[]> {
+export async function releaseHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null, fence?: string | null): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const order = orderOf(orderUuid);
-  return changeHeld(deps, order, {
+  const order = orderOf(orderUuid, fence);
+  return changeHeld(deps, order, fence, {
     status: 'placed',
     select: (holds) => holdsAt(holds, 'placed', locationCodes),
     rule: release,
@@ -198,11 +204,11 @@ export async function releaseHolds(deps: StockDeps, identity: Identity, orderUui
  * more), and lines the order holds again at that location by now, are left alone, so undoing
  * twice changes nothing.
  */
-export async function reinstateHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+export async function reinstateHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const order = orderOfWithHoldIds(orderUuid, holdIds);
+  const order = orderOfWithHoldIds(orderUuid, holdIds, fence);
   const ids = new Set(holdIds);
-  return changeHeld(deps, order, {
+  return changeHeld(deps, order, fence, {
     status: null,
     select: (holds) => reinstatableHolds(holds, ids),
     rule: reinstatement,
@@ -220,14 +226,14 @@ export async function reinstateHolds(deps: StockDeps, identity: Identity, orderU
  * could allocate elsewhere). In one change, so a figure never shows half of it; restoring again
  * changes nothing. Refused, changing nothing, when stock sold since cannot be held again.
  */
-export async function restoreHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+export async function restoreHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const order = orderOfWithHoldIds(orderUuid, holdIds);
+  const order = orderOfWithHoldIds(orderUuid, holdIds, fence);
   const ids = new Set(holdIds);
   return changeWithEvents(deps, async (tx) => {
     // Decided on all the order's holds (read under its lock): a hold that stays placed keeps its line's old one out.
     let plan: { release: StockHold[]; reinstate: StockHold[] } = { release: [], reinstate: [] };
-    const locked = await lockOrderHolds(deps, tx, order, null, (holds) => {
+    const locked = await lockOrderHolds(deps, tx, order, fence, null, (holds) => {
       plan = restoration(holds, ids);
       return [...plan.release, ...plan.reinstate];
     });
@@ -275,6 +281,7 @@ function reinstatementRefusal(holds: readonly StockHold[], levels: readonly Ware
 async function changeHeld(
   deps: StockDeps,
   order: string,
+  fence: string | null | undefined,
   how: {
     /** The holds read under the lock (null: every status). */
     status: StockHold['status'] | null;
@@ -287,7 +294,7 @@ async function changeHeld(
   },
 ): Promise<StockHold[]> {
   return changeWithEvents(deps, async (tx) => {
-    const locked = await lockOrderHolds(deps, tx, order, how.status, how.select);
+    const locked = await lockOrderHolds(deps, tx, order, fence, how.status, how.select);
     if (!locked) return { result: [], events: [] };
     const { holds, products, levels, before, at } = locked;
     const refused = how.refusal?.(holds, levels);
@@ -305,10 +312,10 @@ async function changeHeld(
  * (on hand and held both go down, logged as adjustments of kind `consume`). `locationCodes`
  * limits it to the holds of those supplier locations (one fulfilment each); null: all.
  */
-export async function consumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null): Promise<StockHold[]> {
+export async function consumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null, fence?: string | null): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const order = orderOf(orderUuid);
-  return moveOrderHolds(deps, identity, order, {
+  const order = orderOf(orderUuid, fence);
+  return moveOrderHolds(deps, identity, order, fence, {
     select: (holds) => holdsAt(holds, 'placed', locationCodes),
     rule: consumption,
     move: { from: 'placed', to: 'consumed' },
@@ -326,10 +333,10 @@ export async function consumeHolds(deps: StockDeps, identity: Identity, orderUui
  * Print-on-demand holds took nothing and stay consumed. `held` does not move: consumed holds no
  * longer counted there.
  */
-export async function returnHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null): Promise<StockHold[]> {
+export async function returnHolds(deps: StockDeps, identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null, fence?: string | null): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const order = orderOf(orderUuid);
-  return moveOrderHolds(deps, identity, order, {
+  const order = orderOf(orderUuid, fence);
+  return moveOrderHolds(deps, identity, order, fence, {
     select: (holds) => returnableHolds(holds, locationCodes),
     rule: giveBack,
     move: { from: 'consumed', to: 'returned' },
@@ -345,11 +352,11 @@ export async function returnHolds(deps: StockDeps, identity: Identity, orderUuid
  * hand again (adjustments of kind `consume`) and are consumed again; holds not returned (any
  * more) are left alone, so undoing twice changes nothing.
  */
-export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const order = orderOfWithHoldIds(orderUuid, holdIds);
+  const order = orderOfWithHoldIds(orderUuid, holdIds, fence);
   const ids = new Set(holdIds);
-  return moveOrderHolds(deps, identity, order, {
+  return moveOrderHolds(deps, identity, order, fence, {
     select: (holds) => holdsAt(holds, 'returned').filter((h) => ids.has(h.id)),
     rule: takeAgain,
     move: { from: 'returned', to: 'consumed' },
@@ -365,11 +372,11 @@ export async function reconsumeHolds(deps: StockDeps, identity: Identity, orderU
  * and `held` back to what they were (adjustments of kind `return`); holds not consumed (any more)
  * are left alone, so undoing twice changes nothing.
  */
-export async function unconsumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[]): Promise<StockHold[]> {
+export async function unconsumeHolds(deps: StockDeps, identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null): Promise<StockHold[]> {
   authoriseHolds(identity);
-  const order = orderOfWithHoldIds(orderUuid, holdIds);
+  const order = orderOfWithHoldIds(orderUuid, holdIds, fence);
   const ids = new Set(holdIds);
-  return moveOrderHolds(deps, identity, order, {
+  return moveOrderHolds(deps, identity, order, fence, {
     select: (holds) => holdsAt(holds, 'consumed').filter((h) => ids.has(h.id)),
     rule: unconsumption,
     move: { from: 'consumed', to: 'placed' },
@@ -381,18 +388,20 @@ export async function unconsumeHolds(deps: StockDeps, identity: Identity, orderU
 
 /**
  * The order's holds in `status` (null: every status) that `select` keeps, under the order's
- * advisory lock and then the locks of their products in uuid order (every hold change locks in
- * this order: no deadlocks), with the products' stock rows and figures before the change; null
- * when there are none.
+ * advisory lock (a call `fence` does not pass is refused there) and then the locks of their
+ * products in uuid order (every hold change locks in this order: no deadlocks), with the
+ * products' stock rows and figures before the change; null when there are none.
  */
 async function lockOrderHolds(
   deps: StockDeps,
   tx: Tx,
   order: string,
+  fence: string | null | undefined,
   status: StockHold['status'] | null,
   select: (holds: StockHold[]) => StockHold[],
 ): Promise<{ holds: StockHold[]; products: ProductFacts[]; levels: WarehouseStock[]; before: FigureSnapshot[]; at: Date } | null> {
-  const [, all] = await tx.reads([lockOrderRead(order), holdsOfOrderRead(order, deps.podCountryCode, status ?? undefined)]);
+  const [, raised, all] = await tx.reads([lockOrderRead(order), orderFenceRead(order), holdsOfOrderRead(order, deps.podCountryCode, status ?? undefined)]);
+  passFence(order, raised, fence);
   const holds = select(all);
   if (holds.length === 0) return null;
   const involved = [...new Set(holds.map((h) => h.productUuid))];
@@ -400,17 +409,19 @@ async function lockOrderHolds(
   return { holds, products, levels, before: snapshots(products, levels, new Map()), at };
 }
 
-function orderOf(orderUuid: string): string {
-  const violations = uuidViolations(orderUuid, 'orderUuid');
+/** The order uuid, lower-cased, after checking it and the call's fence token. */
+function orderOf(orderUuid: string, fence?: string | null): string {
+  const violations = [...uuidViolations(orderUuid, 'orderUuid'), ...fenceViolations(fence, 'fence')];
   if (violations.length > 0) throw Problem.validation(violations);
   return orderUuid.toLowerCase();
 }
 
-/** The order uuid, lower-cased, after checking it and the hold ids a compensation names. */
-function orderOfWithHoldIds(orderUuid: string, holdIds: readonly string[]): string {
+/** The order uuid, lower-cased, after checking it, the hold ids a compensation names and its fence token. */
+function orderOfWithHoldIds(orderUuid: string, holdIds: readonly string[], fence?: string | null): string {
   const violations = [
     ...uuidViolations(orderUuid, 'orderUuid'),
     ...holdIds.flatMap((id, i) => (isHoldId(id) ? [] : [{ property: `holdIds[${i}]`, message: 'A hold id (a positive integer).' }])),
+    ...fenceViolations(fence, 'fence'),
   ];
   if (violations.length > 0) throw Problem.validation(violations);
   return orderUuid.toLowerCase();
@@ -426,6 +437,7 @@ async function moveOrderHolds(
   deps: StockDeps,
   identity: Identity,
   order: string,
+  fence: string | null | undefined,
   how: {
     select: (holds: StockHold[]) => StockHold[];
     rule: (holds: readonly StockHold[], onHand: ReadonlyMap<string, number>) => StockMovePlan;
@@ -437,7 +449,7 @@ async function moveOrderHolds(
   },
 ): Promise<StockHold[]> {
   return changeWithEvents(deps, async (tx) => {
-    const locked = await lockOrderHolds(deps, tx, order, how.move.from, how.select);
+    const locked = await lockOrderHolds(deps, tx, order, fence, how.move.from, how.select);
     if (!locked) return { result: [], events: [] };
     const { holds, products, levels, before, at } = locked;
     const plan = how.rule(holds, new Map(levels.map((l) => [levelKey(l.productUuid, l.warehouse.id), l.onHand])));
@@ -464,6 +476,34 @@ async function moveOrderHolds(
     const times = holdMoveTimes(how.move, at);
     const result = moved.map((h) => ({ ...h, ...times }));
     return { result, events: stockLevelEvents(before, after, at) };
+  });
+}
+
+/**
+ * The orders service, putting an order's holds right after a change that did not finish: raises
+ * the order's fence to `fence` (the repairing change's token) and answers every hold of the order,
+ * read under its lock. Calls of earlier changes that reach stock afterwards are refused, so what
+ * the repair reads here is what it acts on. A token below the order's fence is refused too (a
+ * later change repaired it meanwhile).
+ */
+export async function fenceOrderHolds(deps: StockDeps, identity: Identity, orderUuid: string, fence: string): Promise<StockHold[]> {
+  authoriseHolds(identity);
+  const order = orderOf(orderUuid, fence);
+  return changeWithEvents(deps, async (tx) => {
+    const [, raised, holds] = await tx.reads([lockOrderRead(order), orderFenceRead(order), holdsOfOrderRead(order, deps.podCountryCode)]);
+    passFence(order, raised, fence);
+    raiseOrderFence(tx, order, BigInt(fence));
+    return { result: holds, events: [] };
+  });
+}
+
+/** Refuses (409 `conflict`) a call of a change a later change of the order has fenced out. */
+function passFence(order: string, raised: bigint | null, fence: string | null | undefined): void {
+  const check = checkFence(raised, fence ? BigInt(fence) : null);
+  if (check.kind === 'pass') return;
+  throw new Problem('conflict', {
+    detail: `A later change of order ${order} has taken over its stock (fence ${check.fence}); this call (${check.call === null ? 'no fence' : `fence ${check.call}`}) is refused.`,
+    extensions: { fenced: true },
   });
 }
 

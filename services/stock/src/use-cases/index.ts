@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@pf/platform/events/envelope';
 import type { Identity } from '@pf/platform/identity';
 import type { StockDeps } from './deps';
-import { consumeHolds, holdStock, orderHolds, reconsumeHolds, reinstateHolds, releaseHolds, restoreHolds, returnHolds, unconsumeHolds, type HoldStockInput } from './holds';
+import { consumeHolds, fenceOrderHolds, holdStock, orderHolds, reconsumeHolds, reinstateHolds, releaseHolds, restoreHolds, returnHolds, unconsumeHolds, type HoldStockInput } from './holds';
 import { applyCatalogProductEvent } from './product-read-model';
 import { adjustStock, productStocks, setStock, stockAdjustments, stockLevels, stockLevelsOf, warehouseStockOf, type AdjustStockInput, type ProductStock, type SetStockInput } from './stock';
 import { createWarehouse, getWarehouse, listWarehouses, updateWarehouse, type CreateWarehouseInput, type UpdateWarehouseInput } from './warehouses';
@@ -51,27 +51,30 @@ export class StockUseCases {
   holdStock(identity: Identity, input: HoldStockInput) {
     return holdStock(this.deps, identity, input);
   }
-  releaseHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
-    return releaseHolds(this.deps, identity, orderUuid, locationCodes);
+  releaseHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null, fence?: string | null) {
+    return releaseHolds(this.deps, identity, orderUuid, locationCodes, fence);
   }
-  reinstateHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
-    return reinstateHolds(this.deps, identity, orderUuid, holdIds);
+  reinstateHolds(identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null) {
+    return reinstateHolds(this.deps, identity, orderUuid, holdIds, fence);
   }
-  restoreHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
-    return restoreHolds(this.deps, identity, orderUuid, holdIds);
+  restoreHolds(identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null) {
+    return restoreHolds(this.deps, identity, orderUuid, holdIds, fence);
   }
-  consumeHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
-    return consumeHolds(this.deps, identity, orderUuid, locationCodes);
+  consumeHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null, fence?: string | null) {
+    return consumeHolds(this.deps, identity, orderUuid, locationCodes, fence);
   }
-  returnHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null) {
-    return returnHolds(this.deps, identity, orderUuid, locationCodes);
+  returnHolds(identity: Identity, orderUuid: string, locationCodes?: readonly string[] | null, fence?: string | null) {
+    return returnHolds(this.deps, identity, orderUuid, locationCodes, fence);
   }
-  reconsumeHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
-    return reconsumeHolds(this.deps, identity, orderUuid, holdIds);
+  reconsumeHolds(identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null) {
+    return reconsumeHolds(this.deps, identity, orderUuid, holdIds, fence);
   }
 
-  unconsumeHolds(identity: Identity, orderUuid: string, holdIds: readonly string[]) {
-    return unconsumeHolds(this.deps, identity, orderUuid, holdIds);
+  unconsumeHolds(identity: Identity, orderUuid: string, holdIds: readonly string[], fence?: string | null) {
+    return unconsumeHolds(this.deps, identity, orderUuid, holdIds, fence);
+  }
+  fenceOrderHolds(identity: Identity, orderUuid: string, fence: string) {
+    return fenceOrderHolds(this.deps, identity, orderUuid, fence);
   }
   orderHolds(identity: Identity, orderUuid: string) {
     return orderHolds(this.deps, identity, orderUuid);

@@ -1,0 +1,28 @@
+import { prepared } from '@pf/platform/db/statement';
+import type { PgTransaction, Read } from '@pf/platform/db/transaction';
+import { readRows } from './db';
+
+/**
+ * The order's fence (migration 0005), null when it was never raised. Read after the order's
+ * advisory lock, in the same round trip: every fence raise of the order happens under that lock.
+ */
+export function orderFenceRead(orderUuid: string): Read<bigint | null> {
+  return readRows<{ fence: string }, bigint | null>(
+    `SELECT fence::text AS fence FROM stock.order_fence WHERE order_uuid = $1::uuid`,
+    [orderUuid],
+    (rows) => (rows[0] ? BigInt(rows[0].fence) : null),
+  );
+}
+
+/** Raises the locked order's fence to `fence` (never lowers it), sent with COMMIT. */
+export function raiseOrderFence(tx: PgTransaction, orderUuid: string, fence: bigint): void {
+  tx.defer(
+    prepared(
+      'stock',
+      `INSERT INTO stock.order_fence (order_uuid, fence) VALUES ($1::uuid, $2::bigint)
+         ON CONFLICT (order_uuid) DO UPDATE SET fence = EXCLUDED.fence, raised_at = now()
+         WHERE stock.order_fence.fence < EXCLUDED.fence`,
+      [orderUuid, fence.toString()],
+    ),
+  );
+}
