@@ -25,7 +25,7 @@ export const ordersConfigShape = {
   STOCK_TIMEOUT_MS: env.int(10_000, 100, 120_000),
   /** How often the stock repair looks for changes that called the stock service and never finished. */
   ORDERS_STOCK_REPAIR_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
-  /** How old such a change must be before it counts as never finishing (well above the longest change: at least four STOCK_TIMEOUT_MS, or a warning at start); until then another change of its order fails as unavailable, worth retrying. */
+  /** How old such a change must be before the stock repair takes it as never finishing (well above the longest change: at least four STOCK_TIMEOUT_MS, or a warning at start). Another change of its order does not wait for it: it fences the change out in stock and puts the order right at once. */
   ORDERS_STOCK_REPAIR_AFTER_MS: env.int(120_000, 100, 86_400_000),
   /** Key that signs the service identity for the stock calls (HS*: defaults to the verification secret; required with RS256/ES256). */
   JWT_SIGNING_KEY: env.optionalString(),

@@ -36,10 +36,12 @@ export const ordersService: ServiceDefinition = {
   async create(deps) {
     const cfg = loadOrdersConfig(deps.env);
     if (cfg.ORDERS_STOCK_REPAIR_AFTER_MS < 4 * cfg.STOCK_TIMEOUT_MS) {
-      // A change's journal row dates from its first stock call, and a change may make several.
+      // A change's journal row dates from its first stock call, and a change may make several. The
+      // repair would fence out (and fail) a change still running; an order being created has no
+      // row the repair could find locked.
       deps.logger.warn(
         { ORDERS_STOCK_REPAIR_AFTER_MS: cfg.ORDERS_STOCK_REPAIR_AFTER_MS, STOCK_TIMEOUT_MS: cfg.STOCK_TIMEOUT_MS },
-        'ORDERS_STOCK_REPAIR_AFTER_MS is below four stock call time-outs: the stock repair may act on a change whose stock call is still running',
+        'ORDERS_STOCK_REPAIR_AFTER_MS is below four stock call time-outs: the stock repair may take a change still running for one that never finished',
       );
     }
     const signingKey = serviceSigningKey(cfg.JWT_SIGNING_KEY, deps.jwt, 'signs the service JWT for the stock subgraph');
@@ -60,7 +62,6 @@ export const ordersService: ServiceDefinition = {
       prisma,
       stock,
       countdownSeconds: cfg.ORDER_COUNTDOWN_SECONDS,
-      stockSettleMs: cfg.ORDERS_STOCK_REPAIR_AFTER_MS,
       logger: deps.logger,
     });
     const timers = new TimerWorker(orders.deps, {

@@ -10,7 +10,7 @@ describe('orders service process', () => {
     jwt,
     migrations: {
       schema: 'orders',
-      all: ['platform/0001_outbox_inbox.sql', 'service/0001_orders.sql', 'service/0002_stock_figures.sql', 'service/0003_stock_demand.sql', 'service/0004_stock_step.sql', 'service/0005_product_state_at.sql', 'service/0006_stock_step_change.sql', 'service/0007_merchant_order_number.sql'],
+      all: ['platform/0001_outbox_inbox.sql', 'service/0001_orders.sql', 'service/0002_stock_figures.sql', 'service/0003_stock_demand.sql', 'service/0004_stock_step.sql', 'service/0005_product_state_at.sql', 'service/0006_stock_step_change.sql', 'service/0007_merchant_order_number.sql', 'service/0008_stock_step_fence.sql'],
       prismaSchemaPath: path.resolve(__dirname, '../prisma/schema.prisma'),
     },
   });

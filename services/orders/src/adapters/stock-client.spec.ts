@@ -1,3 +1,4 @@
+import http from 'node:http';
 import net from 'node:net';
 import { StockClient, StockUnavailableError } from './stock-client';
 
@@ -27,7 +28,7 @@ describe('StockClient failures: whether the request left', () => {
   it('no connection could be made: not sent, stock did nothing', async () => {
     const err = await failure(new StockClient({ url: `http://127.0.0.1:${await closedPort()}/graphql`, jwt, timeoutMs: 2_000, connections: 1 }));
     expect(err).toBeInstanceOf(StockUnavailableError);
-    expect(err.notSent).toBe(true);
+    expect(err.nothingDone).toBe(true);
   });
 
   /** The failure of a call to a stand-in for stock that treats each connection as `onSocket` does. */
@@ -50,12 +51,80 @@ describe('StockClient failures: whether the request left', () => {
   it('sent, then the connection cut before an answer: whether stock did it is unknown', async () => {
     const err = await failureAgainst((socket) => socket.once('data', () => socket.resetAndDestroy()), 2_000);
     expect(err).toBeInstanceOf(StockUnavailableError);
-    expect(err.notSent).toBe(false);
+    expect(err.nothingDone).toBe(false);
   });
 
   it('sent and never answered (a time-out): whether stock did it is unknown', async () => {
     const err = await failureAgainst((socket) => socket.on('data', () => undefined), 200);
     expect(err).toBeInstanceOf(StockUnavailableError);
-    expect(err.notSent).toBe(false);
+    expect(err.nothingDone).toBe(false);
+  });
+});
+
+describe('StockClient fence tokens', () => {
+  /** A stand-in for stock's subgraph that records each request's variables and answers `answer`. */
+  async function standIn(answer: (body: { query: string; variables: Record<string, any> }) => unknown) {
+    const seen: { query: string; variables: Record<string, any> }[] = [];
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (c) => (raw += c));
+      req.on('end', () => {
+        const body = JSON.parse(raw);
+        seen.push(body);
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(answer(body)));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const client = new StockClient({ url: `http://127.0.0.1:${port}/graphql`, jwt, timeoutMs: 2_000, connections: 1 });
+    const close = async () => {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    };
+    return { client, seen, close };
+  }
+  const order = '00000000-0000-4000-8000-000000000001';
+
+  it('a fenced client sends its token with every hold mutation; the plain one sends none', async () => {
+    const s = await standIn(() => ({ data: { releaseHolds: [], consumeHolds: [], returnHolds: [], reinstateHolds: [], restoreHolds: [], reconsumeHolds: [], unconsumeHolds: [], fenceOrderHolds: [] } }));
+    try {
+      const fenced = s.client.fenced('42');
+      await fenced.releaseHolds(order);
+      await fenced.consumeHolds(order, ['a']);
+      await fenced.returnHolds(order, ['a']);
+      await fenced.reinstateHolds(order, ['1']);
+      await fenced.restoreHolds(order, ['1']);
+      await fenced.reconsumeHolds(order, ['1']);
+      await fenced.unconsumeHolds(order, ['1']);
+      await fenced.fenceOrderHolds(order);
+      await s.client.releaseHolds(order);
+      expect(s.seen.map((b) => b.variables.fence)).toEqual(['42', '42', '42', '42', '42', '42', '42', '42', null]);
+      await expect(s.client.fenceOrderHolds(order)).rejects.toThrow(/fenced client/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('the token goes inside holdStock\'s input', async () => {
+    const s = await standIn(() => ({ data: { holdStock: { __typename: 'StockHeld', lines: [], previousHoldIds: [] } } }));
+    try {
+      await s.client.fenced('7').holdStock({ teamCode: 't', orderUuid: order, lines: [] });
+      expect(s.seen[0]!.variables.input.fence).toBe('7');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('a refusal of a fenced-out change is not a problem for the caller to pass on: stock did nothing, and stock was unavailable to it', async () => {
+    const problem = { problemType: 'conflict', detail: 'A later change of order … has taken over its stock', extensions: { fenced: true } };
+    const s = await standIn(() => ({ errors: [{ message: problem.detail, extensions: { problem } }], data: null }));
+    try {
+      const err = await s.client.fenced('3').releaseHolds(order).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(StockUnavailableError);
+      expect((err as StockUnavailableError).nothingDone).toBe(true);
+    } finally {
+      await s.close();
+    }
   });
 });

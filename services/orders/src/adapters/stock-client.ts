@@ -54,6 +54,17 @@ export interface StockApi {
   reconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void>;
   /** Every hold of the order, whatever its status (the stock repair compares them with the order). */
   orderHolds(orderUuid: string): Promise<OrderHold[]>;
+  /**
+   * The stock repair's first step: raises the order's fence in stock to this API's token (see
+   * `fenced`) and answers every hold of the order. From then on, calls of the order's earlier
+   * changes (lower tokens, or none) are refused there: what the repair read is what it acts on.
+   */
+  fenceOrderHolds(orderUuid: string): Promise<OrderHold[]>;
+  /**
+   * This API with every call carrying `fence`, the calling change's token (the stock-step
+   * journal's, or the repair's): stock refuses it once a later change has raised the order's fence.
+   */
+  fenced(fence: string): StockApi;
 }
 
 /** One hold of an order as the stock service keeps it. */
@@ -68,17 +79,18 @@ export interface OrderHold {
   returnedAt: string | null;
 }
 
-/** The stock service did not give a usable answer (down, timed out, an unexpected error). */
+/** The stock service did not give a usable answer (down, timed out, an unexpected error, fenced out). */
 export class StockUnavailableError extends Error {
   override name = 'StockUnavailableError';
   /**
-   * The request never left: no connection could be made, so stock did nothing. Otherwise (a
-   * time-out, a connection cut, an unexpected answer) whether stock did it is unknown.
+   * Stock certainly did nothing: the request never left (no connection could be made), or stock
+   * refused it because a later change of the order fenced this one out. Otherwise (a time-out, a
+   * connection cut, an unexpected answer) whether stock did it is unknown.
    */
-  readonly notSent: boolean;
-  constructor(message: string, options?: ErrorOptions & { notSent?: boolean }) {
+  readonly nothingDone: boolean;
+  constructor(message: string, options?: ErrorOptions & { nothingDone?: boolean }) {
     super(message, options);
-    this.notSent = options?.notSent ?? false;
+    this.nothingDone = options?.nothingDone ?? false;
   }
 }
 
@@ -93,53 +105,64 @@ const HOLD = /* GraphQL */ `
       ... on StockShort { shortages { productUuid sku requested available } }
     }
   }`;
-const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { releaseHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
-const REINSTATE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reinstateHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
-const RESTORE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { restoreHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
-const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
-const UNCONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { unconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
-const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!]) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes) { id } }`;
-const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds) { id } }`;
-const ORDER_HOLDS = /* GraphQL */ `query ($orderUuid: ID!) { orderHolds(orderUuid: $orderUuid) { id lineNumber quantity status location { code } releasedAt consumedAt returnedAt } }`;
+const RELEASE = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!], $fence: String) { releaseHolds(orderUuid: $orderUuid, locationCodes: $locationCodes, fence: $fence) { id } }`;
+const REINSTATE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!, $fence: String) { reinstateHolds(orderUuid: $orderUuid, holdIds: $holdIds, fence: $fence) { id } }`;
+const RESTORE = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!, $fence: String) { restoreHolds(orderUuid: $orderUuid, holdIds: $holdIds, fence: $fence) { id } }`;
+const CONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!], $fence: String) { consumeHolds(orderUuid: $orderUuid, locationCodes: $locationCodes, fence: $fence) { id } }`;
+const UNCONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!, $fence: String) { unconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds, fence: $fence) { id } }`;
+const RETURN = /* GraphQL */ `mutation ($orderUuid: ID!, $locationCodes: [String!], $fence: String) { returnHolds(orderUuid: $orderUuid, locationCodes: $locationCodes, fence: $fence) { id } }`;
+const RECONSUME = /* GraphQL */ `mutation ($orderUuid: ID!, $holdIds: [ID!]!, $fence: String) { reconsumeHolds(orderUuid: $orderUuid, holdIds: $holdIds, fence: $fence) { id } }`;
+const HOLD_FIELDS = 'id lineNumber quantity status location { code } releasedAt consumedAt returnedAt';
+const ORDER_HOLDS = /* GraphQL */ `query ($orderUuid: ID!) { orderHolds(orderUuid: $orderUuid) { ${HOLD_FIELDS} } }`;
+const FENCE_ORDER_HOLDS = /* GraphQL */ `mutation ($orderUuid: ID!, $fence: String!) { fenceOrderHolds(orderUuid: $orderUuid, fence: $fence) { ${HOLD_FIELDS} } }`;
 
 interface GraphQLAnswer {
   data?: Record<string, any> | null;
   errors?: { message: string; extensions?: { problem?: unknown } }[];
 }
 
+export interface StockClientOptions {
+  url: string;
+  jwt: JwtSignOptions;
+  timeoutMs: number;
+  /** Connections kept to the stock service; calls beyond them queue. */
+  connections: number;
+}
+
 /**
  * Calls the stock subgraph directly (not through the gateway: its hold API is @inaccessible
- * there) with a short-lived service identity this service signs.
+ * there) with a short-lived service identity this service signs. `fenced(token)` gives a client
+ * on the same connections whose every call carries that fence token.
  */
 export class StockClient implements StockApi {
-  private token?: { value: string; renewAt: number };
-  /** Keep-alive connections: a hold costs one round trip, not a connection set-up (and not fetch's overhead). */
-  private readonly pool: Pool;
-  private readonly path: string;
+  private readonly transport: StockTransport;
 
   constructor(
-    private readonly opts: {
-      url: string;
-      jwt: JwtSignOptions;
-      timeoutMs: number;
-      /** Connections kept to the stock service; calls beyond them queue. */
-      connections: number;
-    },
+    opts: StockClientOptions,
+    /** The calling change's fence token, sent with every hold mutation; null: none. */
+    private readonly fence: string | null = null,
+    transport?: StockTransport,
   ) {
-    const url = new URL(opts.url);
-    this.path = url.pathname + url.search;
-    this.pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+    this.transport = transport ?? new StockTransport(opts);
+  }
+
+  fenced(fence: string): StockClient {
+    return new StockClient(this.transport.opts, fence, this.transport);
   }
 
   /** Closes the connections (service shutdown). */
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.transport.close();
+  }
+
+  private call(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> {
+    return this.transport.call(query, variables);
   }
 
   async holdStock(input: { teamCode: string; orderUuid: string; lines: HoldLine[] }): Promise<HoldOutcome> {
     let data: Record<string, any>;
     try {
-      data = await this.call(HOLD, { input });
+      data = await this.call(HOLD, { input: { ...input, fence: this.fence } });
     } catch (err) {
       // A product the stock service does not know (yet) cannot be held: short, with nothing available.
       if (err instanceof Problem && err.problemType === 'validation-failed') {
@@ -162,43 +185,68 @@ export class StockClient implements StockApi {
   }
 
   async releaseHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]> {
-    const data = await this.call(RELEASE, { orderUuid, locationCodes: locationCodes ?? null });
+    const data = await this.call(RELEASE, { orderUuid, locationCodes: locationCodes ?? null, fence: this.fence });
     if (!Array.isArray(data.releaseHolds)) throw new StockUnavailableError('releaseHolds gave no result');
     return data.releaseHolds.map((h: { id: string }) => h.id);
   }
 
   async reinstateHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
-    await this.call(REINSTATE, { orderUuid, holdIds });
+    await this.call(REINSTATE, { orderUuid, holdIds, fence: this.fence });
   }
 
   async restoreHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
-    await this.call(RESTORE, { orderUuid, holdIds });
+    await this.call(RESTORE, { orderUuid, holdIds, fence: this.fence });
   }
 
   async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]> {
-    const data = await this.call(CONSUME, { orderUuid, locationCodes: locationCodes ?? null });
+    const data = await this.call(CONSUME, { orderUuid, locationCodes: locationCodes ?? null, fence: this.fence });
     if (!Array.isArray(data.consumeHolds)) throw new StockUnavailableError('consumeHolds gave no result');
     return data.consumeHolds.map((h: { id: string }) => h.id);
   }
 
   async unconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
-    await this.call(UNCONSUME, { orderUuid, holdIds });
+    await this.call(UNCONSUME, { orderUuid, holdIds, fence: this.fence });
   }
 
   async returnHolds(orderUuid: string, locationCodes: readonly string[]): Promise<string[]> {
-    const data = await this.call(RETURN, { orderUuid, locationCodes });
+    const data = await this.call(RETURN, { orderUuid, locationCodes, fence: this.fence });
     if (!Array.isArray(data.returnHolds)) throw new StockUnavailableError('returnHolds gave no result');
     return data.returnHolds.map((h: { id: string }) => h.id);
   }
 
   async reconsumeHolds(orderUuid: string, holdIds: readonly string[]): Promise<void> {
-    await this.call(RECONSUME, { orderUuid, holdIds });
+    await this.call(RECONSUME, { orderUuid, holdIds, fence: this.fence });
   }
 
   async orderHolds(orderUuid: string): Promise<OrderHold[]> {
     const data = await this.call(ORDER_HOLDS, { orderUuid });
     if (!Array.isArray(data.orderHolds)) throw new StockUnavailableError('orderHolds gave no result');
     return data.orderHolds as OrderHold[];
+  }
+
+  async fenceOrderHolds(orderUuid: string): Promise<OrderHold[]> {
+    if (this.fence === null) throw new Error('fenceOrderHolds needs a fenced client (StockClient.fenced)');
+    const data = await this.call(FENCE_ORDER_HOLDS, { orderUuid, fence: this.fence });
+    if (!Array.isArray(data.fenceOrderHolds)) throw new StockUnavailableError('fenceOrderHolds gave no result');
+    return data.fenceOrderHolds as OrderHold[];
+  }
+}
+
+/** The connection to the stock subgraph: keep-alive connections and the service identity, shared by fenced clients. */
+class StockTransport {
+  private token?: { value: string; renewAt: number };
+  /** Keep-alive connections: a hold costs one round trip, not a connection set-up (and not fetch's overhead). */
+  private readonly pool: Pool;
+  private readonly path: string;
+
+  constructor(readonly opts: StockClientOptions) {
+    const url = new URL(opts.url);
+    this.path = url.pathname + url.search;
+    this.pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
   }
 
   private bearer(): string {
@@ -212,8 +260,11 @@ export class StockClient implements StockApi {
     return this.token.value;
   }
 
-  /** Problems of the stock service come back as Problems; anything else is StockUnavailableError. */
-  private async call(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> {
+  /**
+   * Problems of the stock service come back as Problems, except a refusal of a fenced-out change
+   * (a StockUnavailableError: stock did nothing); anything else is StockUnavailableError.
+   */
+  async call(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> {
     let answer: GraphQLAnswer;
     try {
       const res = await this.pool.request({
@@ -225,13 +276,18 @@ export class StockClient implements StockApi {
       });
       answer = (await res.body.json()) as GraphQLAnswer;
     } catch (err) {
-      const notSent = NOT_CONNECTED.has((err as { code?: string }).code ?? '');
-      throw new StockUnavailableError(`The stock service did not answer: ${(err as Error).message}`, { cause: err, notSent });
+      const nothingDone = NOT_CONNECTED.has((err as { code?: string }).code ?? '');
+      throw new StockUnavailableError(`The stock service did not answer: ${(err as Error).message}`, { cause: err, nothingDone });
     }
     const error = answer.errors?.[0];
     if (error) {
       const problem = error.extensions?.problem;
-      if (isProblemTransport(problem)) throw Problem.fromTransport(problem);
+      if (isProblemTransport(problem)) {
+        const refused = Problem.fromTransport(problem);
+        // Not the caller's business (nor its client's): a later change of the order took over.
+        if (refused.extensions.fenced === true) throw new StockUnavailableError(`The stock service refused a fenced-out change: ${refused.message}`, { nothingDone: true });
+        throw refused;
+      }
       throw new StockUnavailableError(`The stock service failed: ${error.message}`);
     }
     if (!answer.data) throw new StockUnavailableError('The stock service answered without data');

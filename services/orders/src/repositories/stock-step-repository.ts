@@ -13,13 +13,15 @@ import type { Sql, Tx } from './order-repository';
  * process ending, and a PostgreSQL crash ends the change's transaction too (the repair then finds
  * nothing to do, or a leftover hold of a call made in the flush's last instant: see docs/orders.md).
  * `changeId` names this attempt of the change: it clears only its own row (clearOwnStockSteps).
+ * The answer is the row's fence token (migration 0008), which the change sends with each of its
+ * stock calls for the order; null when a row was there already, left by a change that did not
+ * finish (it stays for the repair).
  */
-export function recordStockStep(pool: pg.Pool, orderUuid: string, changeId: string): Promise<boolean> {
+export function recordStockStep(pool: pg.Pool, orderUuid: string, changeId: string): Promise<string | null> {
   return withClient(pool, async (client, discard) => {
     try {
       const [, , recorded] = await queryBatch(client, [BEGIN, RELAXED_COMMIT, RECORD_STOCK_STEP([orderUuid, changeId]), COMMIT]);
-      // false: a row is there already, left by a change that did not finish; it stays for the repair.
-      return recorded!.rowCount === 1;
+      return (recorded!.rows[0] as { fence: string } | undefined)?.fence ?? null;
     } catch (err) {
       // A failed statement leaves the transaction open and aborted: not to be given back so.
       await client.query('ROLLBACK').catch(discard);
@@ -33,8 +35,17 @@ const COMMIT: BatchStatement = { text: 'COMMIT' };
 const RELAXED_COMMIT: BatchStatement = { name: 'orders.relaxed-commit', text: "SELECT set_config('synchronous_commit', 'off', true)" };
 const RECORD_STOCK_STEP = statement(
   'orders',
-  `INSERT INTO orders.stock_step (order_uuid, change_id) VALUES ($1::uuid, $2::uuid) ON CONFLICT (order_uuid) DO NOTHING`,
+  `INSERT INTO orders.stock_step (order_uuid, change_id) VALUES ($1::uuid, $2::uuid) ON CONFLICT (order_uuid) DO NOTHING RETURNING fence::text AS fence`,
 );
+
+/**
+ * A fence token for a repair of an order's stock (the stock_step rows' sequence): above every
+ * token handed out before, so raising the order's fence to it shuts out every earlier change.
+ */
+export async function nextStockFence(db: Sql): Promise<string> {
+  const { rows } = await db.query<{ fence: string }>(`SELECT nextval('orders.stock_fence')::text AS fence`);
+  return rows[0]!.fence;
+}
 
 const CLEAR_STOCK_STEP = statement('orders', `DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid`);
 const CLEAR_OWN_STOCK_STEP = statement('orders', `DELETE FROM orders.stock_step WHERE order_uuid = $1::uuid AND change_id = $2::uuid`);
@@ -88,15 +99,8 @@ export async function leftoverStockSteps(db: Sql, olderThanMs: number, limit: nu
   return rows.map((r) => ({ orderUuid: r.order_uuid, startedAt: r.started_at }));
 }
 
-/**
- * The order's row left by a change that did not finish: when that change began, and whether that
- * is at least `settleMs` ago by the database's clock; null when there is no row (any more).
- */
-export async function leftStockStep(db: Sql, orderUuid: string, settleMs: number): Promise<{ startedAt: Date; settled: boolean } | null> {
-  const { rows } = await db.query<{ started_at: Date; settled: boolean }>(
-    `SELECT started_at, started_at <= now() - make_interval(secs => $2::double precision / 1000) AS settled
-       FROM orders.stock_step WHERE order_uuid = $1::uuid`,
-    [orderUuid, settleMs],
-  );
-  return rows[0] ? { startedAt: rows[0].started_at, settled: rows[0].settled } : null;
+/** When the change that left the order's row began; null when there is no row (any more). */
+export async function leftStockStep(db: Sql, orderUuid: string): Promise<{ startedAt: Date } | null> {
+  const { rows } = await db.query<{ started_at: Date }>(`SELECT started_at FROM orders.stock_step WHERE order_uuid = $1::uuid`, [orderUuid]);
+  return rows[0] ? { startedAt: rows[0].started_at } : null;
 }

@@ -10,7 +10,7 @@ import { ORDERS_SCHEMA } from '../db';
 import type { PrismaClient } from '../generated/prisma/client';
 import { loadOrder, type Sql, type Tx } from '../repositories/order-repository';
 import { repairOrderStock } from './order-stock-repair';
-import { clearOwnStockStepWithCommit, clearOwnStockSteps, clearStockSteps, leftStockStep, lockOwnStockSteps, recordStockStep } from '../repositories/stock-step-repository';
+import { clearOwnStockStepWithCommit, clearOwnStockSteps, clearStockSteps, leftStockStep, lockOwnStockSteps, nextStockFence, recordStockStep } from '../repositories/stock-step-repository';
 
 /** What every use case needs. */
 export interface OrdersDeps {
@@ -27,13 +27,6 @@ export interface OrdersDeps {
   stock: StockApi;
   /** How long a confirmed order is queued before processing (ORDER_COUNTDOWN_SECONDS). */
   countdownSeconds: number;
-  /**
-   * How old the journal row of a change that did not finish must be before another change of the
-   * order puts its stock right (ORDERS_STOCK_REPAIR_AFTER_MS, as the stock repair; default
-   * 120 000). Younger, the stock call that change gave up on may still be running in the stock
-   * service, and would land after the repair.
-   */
-  stockSettleMs?: number;
   logger: Logger;
   /** Injected so tests can pin time; defaults to the wall clock. */
   now?: () => Date;
@@ -76,7 +69,7 @@ const LOCK_ORDERS = `SELECT 1 FROM orders.orders WHERE uuid = ANY($1::uuid[]) OR
  * taken in other services run (newest first), so a failed change leaves no stock held for it.
  * A transaction that lost a deadlock or serialization race runs again.
  */
-export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' | 'journalPool' | 'stockSettleMs'> & { stock?: StockApi }, work: (tx: Tx, unit: Unit) => Promise<R>): Promise<R> {
+export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' | 'journalPool'> & { stock?: StockApi }, work: (tx: Tx, unit: Unit) => Promise<R>): Promise<R> {
   for (let attempt = 1; ; attempt++) {
     const compensations: (() => Promise<void>)[] = [];
     const journaled: string[] = [];
@@ -158,9 +151,6 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
   }
 }
 
-/** ORDERS_STOCK_REPAIR_AFTER_MS's default: see OrdersDeps.stockSettleMs. */
-const DEFAULT_STOCK_SETTLE_MS = 120_000;
-
 /** The unique constraint a 23505 names, if that is what `err` is. */
 export function uniqueViolation(err: unknown): string | null {
   const e = err as { code?: string; constraint?: string } | null;
@@ -174,19 +164,22 @@ export function stockUnavailable(detail = 'Stock could not be checked right now;
 
 /**
  * `deps.stock` with each order journaled (stock_step, committed) before its first step in this
- * change (hold, release, consume, return), and the row deleted by the change's COMMIT. The
- * compensations (reinstate, restore, reconsume) and reads pass straight through. `journaled.orders` collects the
+ * change (hold, release, consume, return), and the row deleted by the change's COMMIT. Every call
+ * for a journaled order, compensations included, carries the row's fence token; reads pass
+ * straight through. `journaled.orders` collects the
  * orders whose rows this change (`journaled.changeId`) wrote (deleted by its COMMIT, or once its steps are undone);
  * `outcome.uncertain` is set when a step failed other than by stock's own refusal (a time-out, a
  * lost connection): whether it was done is unknown, so its row must stay for the repair.
  */
 function journaledStock(
-  deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger' | 'stockSettleMs'> & { stock?: StockApi },
+  deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi },
   tx: Tx,
   journaled: { changeId: string; orders: string[] },
   outcome: { uncertain: boolean },
 ): StockApi {
   const stock = deps.stock;
+  // The fence token of each order this change journaled (its row's).
+  const fences = new Map<string, string>();
   const seen = new Set<string>();
   const journal = async (orderUuid: string): Promise<StockApi> => {
     if (!stock) throw new Error('this change has no stock service');
@@ -195,36 +188,40 @@ function journaledStock(
       seen.add(uuid);
       const journalPool = deps.journalPool;
       if (!journalPool) throw new Error('a change that calls the stock service needs OrdersDeps.journalPool');
-      let recorded = await recordStockStep(journalPool, uuid, journaled.changeId);
-      if (!recorded) {
+      let fence = await recordStockStep(journalPool, uuid, journaled.changeId);
+      if (fence === null) {
         // A row left by a change of this order that did not finish: its stock is put right first
         // (this change holds the order's lock; the order as committed is read on another
         // connection), or this change would build on it (a countdown sending an order whose
-        // cancellation was lost would consume nothing, and the stock would be sold twice). Not
-        // before the row is old enough for that change's last stock call to have ended: one still
-        // running would land after the repair (holds placed for an order cancelled meanwhile).
-        const left = await leftStockStep(journalPool, uuid, deps.stockSettleMs ?? DEFAULT_STOCK_SETTLE_MS);
-        if (left && !left.settled) throw stockUnavailable("The order's last change is still being settled with the stock service; try again in a minute or two.");
-        const repaired = left ? await repairOrderStock(stock, deps.logger, uuid, await loadOrder(journalPool, uuid), left.startedAt) : 'fine';
+        // cancellation was lost would consume nothing, and the stock would be sold twice). The
+        // repair raises the order's fence in stock first, so a call of that change still on its
+        // way cannot land after it.
+        const left = await leftStockStep(journalPool, uuid);
+        const repaired = left
+          ? await repairOrderStock(stock.fenced(await nextStockFence(journalPool)), deps.logger, uuid, await loadOrder(journalPool, uuid), left.startedAt)
+          : 'fine';
         // Its stock is gone: the order must move first, which the stock repair does (the row stays).
         if (repaired === 'stock-lost') throw stockUnavailable("The order's stock is being put right after an interrupted change; try again in a few minutes.");
         await clearStockSteps(journalPool, [uuid]);
-        recorded = await recordStockStep(journalPool, uuid, journaled.changeId);
+        fence = await recordStockStep(journalPool, uuid, journaled.changeId);
       }
-      if (recorded) {
+      if (fence !== null) {
+        fences.set(uuid, fence);
         journaled.orders.push(uuid);
         clearOwnStockStepWithCommit(tx, uuid, journaled.changeId);
       }
     }
-    return stock;
+    return fenced(uuid);
   };
-  const direct = (): StockApi => {
+  // The stock service as this change calls it for the order: with its fence token once journaled.
+  const fenced = (orderUuid: string): StockApi => {
     if (!stock) throw new Error('this change has no stock service');
-    return stock;
+    const fence = fences.get(orderUuid.toLowerCase());
+    return fence === undefined ? stock : stock.fenced(fence);
   };
   /**
-   * A journaled step; one that fails other than by stock's refusal (a 4xx problem) or a request
-   * that never left (no connection) has an unknown outcome.
+   * A journaled step; one that fails other than by stock's refusal (a 4xx problem, or this change
+   * fenced out) or a request that never left (no connection) has an unknown outcome.
    */
   const step = async <T>(orderUuid: string, call: (api: StockApi) => Promise<T>): Promise<T> => {
     const api = await journal(orderUuid);
@@ -232,8 +229,8 @@ function journaledStock(
       return await call(api);
     } catch (err) {
       const refused = err instanceof Problem && err.status < 500;
-      const notSent = err instanceof StockUnavailableError && err.notSent;
-      if (!refused && !notSent) outcome.uncertain = true;
+      const nothingDone = err instanceof StockUnavailableError && err.nothingDone;
+      if (!refused && !nothingDone) outcome.uncertain = true;
       throw err;
     }
   };
@@ -242,10 +239,15 @@ function journaledStock(
     releaseHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.releaseHolds(orderUuid, locationCodes)),
     consumeHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.consumeHolds(orderUuid, locationCodes)),
     returnHolds: (orderUuid, locationCodes) => step(orderUuid, (api) => api.returnHolds(orderUuid, locationCodes)),
-    reinstateHolds: (orderUuid, holdIds) => direct().reinstateHolds(orderUuid, holdIds),
-    restoreHolds: (orderUuid, holdIds) => direct().restoreHolds(orderUuid, holdIds),
-    reconsumeHolds: (orderUuid, holdIds) => direct().reconsumeHolds(orderUuid, holdIds),
-    unconsumeHolds: (orderUuid, holdIds) => direct().unconsumeHolds(orderUuid, holdIds),
-    orderHolds: (orderUuid) => direct().orderHolds(orderUuid),
+    reinstateHolds: (orderUuid, holdIds) => fenced(orderUuid).reinstateHolds(orderUuid, holdIds),
+    restoreHolds: (orderUuid, holdIds) => fenced(orderUuid).restoreHolds(orderUuid, holdIds),
+    reconsumeHolds: (orderUuid, holdIds) => fenced(orderUuid).reconsumeHolds(orderUuid, holdIds),
+    unconsumeHolds: (orderUuid, holdIds) => fenced(orderUuid).unconsumeHolds(orderUuid, holdIds),
+    orderHolds: (orderUuid) => fenced(orderUuid).orderHolds(orderUuid),
+    fenceOrderHolds: (orderUuid) => fenced(orderUuid).fenceOrderHolds(orderUuid),
+    fenced: (fence) => {
+      if (!stock) throw new Error('this change has no stock service');
+      return stock.fenced(fence);
+    },
   };
 }

@@ -14,8 +14,10 @@ import { stockRepairOf, type HoldView, type StockRepair } from '../domain/stock-
 export type OrderStockRepair = 'fine' | 'repaired' | 'stock-lost';
 
 /**
- * Makes the order's holds match the order as committed (`stockRepairOf`): reads them from stock,
- * then releases, reinstates, consumes again or holds again as the rule says. The caller holds the
+ * Makes the order's holds match the order as committed (`stockRepairOf`): reads them from stock as
+ * it raises the order's fence there (`stock` is fenced with the repair's token, so calls of the
+ * interrupted change still on their way are refused from then on), then releases, reinstates,
+ * consumes again or holds again as the rule says. The caller holds the
  * order's row lock, so nothing changes the order meanwhile. Stock refuses to place released holds
  * again once their stock was sold meanwhile, and a hold anew may be short: then every hold placed
  * for the order is released and the answer is `stock-lost`.
@@ -28,7 +30,7 @@ export async function repairOrderStock(
   /** When the interrupted change began (its journal row's started_at): stock consumed since is its doing. */
   since: Date,
 ): Promise<OrderStockRepair> {
-  const holds: HoldView[] = (await stock.orderHolds(orderUuid)).map((h) => ({
+  const holds: HoldView[] = (await stock.fenceOrderHolds(orderUuid)).map((h) => ({
     id: h.id,
     lineNumber: h.lineNumber,
     quantity: h.quantity,

@@ -1,8 +1,9 @@
 import { decide } from '../domain/order-state-machine';
 import type { Order } from '../domain/model';
 import { lockAndLoadOrder, updateOrder, type Tx } from '../repositories/order-repository';
-import { clearStockStepWithCommit, leftoverStockSteps } from '../repositories/stock-step-repository';
+import { clearStockStepWithCommit, leftoverStockSteps, nextStockFence } from '../repositories/stock-step-repository';
 import { stateOf } from './change-order';
+import type { StockApi } from '../adapters/stock-client';
 import { inTransaction, type OrdersDeps, type Unit } from './deps';
 import { orderEvents } from './events';
 import { repairOrderStock } from './order-stock-repair';
@@ -35,8 +36,10 @@ export async function repairLeftoverStockSteps(deps: OrdersDeps, opts: { olderTh
       const result = await inTransaction(deps, async (tx, unit) => {
         const order = await lockAndLoadOrder(tx, orderUuid, { nowait: true });
         if (order === 'locked') return 'busy' as const;
-        const repaired = await repairOrderStock(deps.stock, deps.logger, orderUuid, order, startedAt);
-        if (repaired === 'stock-lost' && order) await moveOrderWithoutItsStock(deps, tx, unit, order);
+        // Every stock call of the repair carries a new fence token: the interrupted change's are refused from its first on.
+        const stock = deps.stock.fenced(await nextStockFence(tx));
+        const repaired = await repairOrderStock(stock, deps.logger, orderUuid, order, startedAt);
+        if (repaired === 'stock-lost' && order) await moveOrderWithoutItsStock(deps, tx, unit, order, stock);
         clearStockStepWithCommit(tx, orderUuid);
         return repaired;
       });
@@ -56,12 +59,13 @@ const STOCK_LOST_REASON = 'Its stock was sold while a change of the order did no
 /**
  * The order's stock could not be given back (row 15 or 16, `stock-lost`): a confirmed order goes to
  * `holding` without fulfilments (confirmedAt kept; queued again, it holds stock anew or is told
- * what is short), a draft loses its reservation. Its stock calls go straight to the stock service:
- * this repair is what its journal row waits for (journaled, they would find that row and repair
- * again). An order that cannot move (something of it was sent meanwhile) is left as it is, logged.
+ * what is short), a draft loses its reservation. Its stock calls go straight to the stock service
+ * with the repair's fence token: this repair is what its journal row waits for (journaled, they
+ * would find that row and repair again). An order that cannot move (something of it was sent
+ * meanwhile) is left as it is, logged.
  */
-async function moveOrderWithoutItsStock(deps: OrdersDeps, tx: Tx, unit: Unit, order: Order): Promise<void> {
-  const ctx = changeContext(deps, tx, { ...unit, stock: deps.stock }, { actor: 'stock-repair', trigger: 'stock-lost', reason: STOCK_LOST_REASON });
+async function moveOrderWithoutItsStock(deps: OrdersDeps, tx: Tx, unit: Unit, order: Order, stock: StockApi): Promise<void> {
+  const ctx = changeContext(deps, tx, { ...unit, stock }, { actor: 'stock-repair', trigger: 'stock-lost', reason: STOCK_LOST_REASON });
   const decision = decide(stateOf(order), 'stock-lost', { now: ctx.now });
   if (decision.kind !== 'move') {
     deps.logger.error({ orderUuid: order.uuid, status: order.status, why: decision.kind === 'refused' ? decision.detail : decision.kind }, 'an order whose stock was sold meanwhile could not be moved; it holds none');

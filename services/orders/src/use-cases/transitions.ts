@@ -90,7 +90,7 @@ export async function holdLines(stock: StockApi, order: Pick<Order, 'uuid' | 'te
  */
 export function undoHoldOnRollback(ctx: ChangeContext, orderUuid: string, held: Extract<HoldOutcome, { kind: 'held' }>): void {
   // Stock sold in the meantime is refused: not undone, so the journal row stays and the stock repair moves the order.
-  ctx.unit.onRollback(() => ctx.deps.stock.restoreHolds(orderUuid, held.previousHoldIds));
+  ctx.unit.onRollback(() => ctx.unit.stock.restoreHolds(orderUuid, held.previousHoldIds));
 }
 
 /**
@@ -137,7 +137,7 @@ export async function returnConsumedStock(ctx: ChangeContext, orderUuid: string,
 async function returnStockAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[]): Promise<void> {
   if (codes.length === 0) return;
   const returned = await askStock(() => ctx.unit.stock.returnHolds(orderUuid, codes));
-  if (returned.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.reconsumeHolds(orderUuid, returned));
+  if (returned.length > 0) ctx.unit.onRollback(() => ctx.unit.stock.reconsumeHolds(orderUuid, returned));
 }
 
 /**
@@ -147,7 +147,7 @@ async function returnStockAt(ctx: ChangeContext, orderUuid: string, codes: reado
 async function releaseHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[] | null): Promise<void> {
   if (codes !== null && codes.length === 0) return;
   const released = await askStock(() => ctx.unit.stock.releaseHolds(orderUuid, codes));
-  if (released.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.reinstateHolds(orderUuid, released));
+  if (released.length > 0) ctx.unit.onRollback(() => ctx.unit.stock.reinstateHolds(orderUuid, released));
 }
 
 /**
@@ -159,7 +159,7 @@ async function releaseHoldsAt(ctx: ChangeContext, orderUuid: string, codes: read
 async function consumeHoldsAt(ctx: ChangeContext, orderUuid: string, codes: readonly string[] | null): Promise<void> {
   if (codes !== null && codes.length === 0) return;
   const consumed = await askStock(() => ctx.unit.stock.consumeHolds(orderUuid, codes));
-  if (consumed.length > 0) ctx.unit.onRollback(() => ctx.deps.stock.unconsumeHolds(orderUuid, consumed));
+  if (consumed.length > 0) ctx.unit.onRollback(() => ctx.unit.stock.unconsumeHolds(orderUuid, consumed));
 }
 
 /**
