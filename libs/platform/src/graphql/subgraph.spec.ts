@@ -22,10 +22,24 @@ describe('formatSubgraphError', () => {
     }
   });
 
+  it('a database out of reach is an outage, not a bug: the unavailable problem, worth retrying', () => {
+    for (const err of [
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+      new Error('timeout exceeded when trying to connect'),
+    ]) {
+      expect(formatSubgraphError(formatted, err, logger)).toEqual({
+        message: expect.any(String),
+        path: ['orders'],
+        extensions: { code: 'unavailable', problem: { problemType: 'unavailable', detail: expect.stringMatching(/database/), extensions: {} } },
+      });
+    }
+  });
+
   it('anything else unexpected is a generic error with a reference', () => {
     expect(isUnstorableText(new Error('connection reset'))).toBe(false);
     expect(isUnstorableText(Object.assign(new Error('invalid input syntax for type uuid: "x"'), { code: '22P02' }))).toBe(false);
-    expect(formatSubgraphError(formatted, new Error('connection reset'), logger)).toEqual({
+    expect(formatSubgraphError(formatted, new Error('something broke'), logger)).toEqual({
       message: 'An unexpected error occurred.',
       path: ['orders'],
       extensions: { code: 'INTERNAL_SERVER_ERROR', reference: expect.any(String) },

@@ -14,6 +14,7 @@ import { Problem } from '../problems';
 import { unstorableTextMembers } from '../text';
 import { refuseInvalidUtf8 } from '../http/body-refusal';
 import { graphqlHttpErrors } from './http-errors';
+import { isDatabaseUnreachable } from '../db/unreachable';
 
 /** What every resolver receives. */
 export interface SubgraphContext {
@@ -137,6 +138,13 @@ export function formatSubgraphError(
     const problem = Problem.validation([
       { property: formatted.path?.join('.') ?? 'input', message: 'Text must be valid Unicode without the NUL character (U+0000).' },
     ]);
+    return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
+  }
+  if (isDatabaseUnreachable(original)) {
+    // An outage, not a bug: worth retrying, and a caller (a service's timer, a back-office
+    // screen) can tell it from an unexpected error. The REST edge answers it as any 5xx.
+    const problem = new Problem('unavailable', { detail: 'The service cannot reach its database right now; try again shortly.' });
+    logger.warn({ err: original, path: formatted.path }, 'database out of reach: answered unavailable');
     return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
   }
   const code = formatted.extensions?.code;
