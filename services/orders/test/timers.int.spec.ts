@@ -157,6 +157,24 @@ describe('durable timers: countdowns and schedules', () => {
     }
   }, 30_000);
 
+  it('a stock service that answers the same unexpected error every time is no outage: the attempts count and the order could not be sent', async () => {
+    const o = await confirmed();
+    // A lasting failure inside stock (its bug, as far as orders can tell): it will not consume this order's holds.
+    const constraint = `timer_stock_${uniqueSuffix().replace(/\W/g, '_')}`;
+    await s.pool.query(`ALTER TABLE stock.stock_hold ADD CONSTRAINT ${constraint} CHECK (status <> 'consumed' OR order_uuid <> '${o.uuid}'::uuid)`);
+    try {
+      await worker({ ORDERS_TIMER_MAX_ATTEMPTS: '3', ORDERS_TIMER_LEASE_MS: '300' });
+      const e = await eventually(async () => ((await read(o.uuid)).status === 'holding' ? read(o.uuid) : undefined), 20_000);
+      expect(e.confirmedAt).toBe(o.confirmedAt);
+      expect((await history(o.uuid)).at(-1)).toMatchObject({ from_status: 'queued', to_status: 'holding', trigger: 'processing-failed', actor: 'timer' });
+    } finally {
+      await s.pool.query(`ALTER TABLE stock.stock_hold DROP CONSTRAINT ${constraint}`);
+    }
+    // Nothing was consumed for it: the order still holds its stock for the merchant to send again.
+    const { rows } = await s.pool.query(`SELECT status, count(*)::int AS n FROM stock.stock_hold WHERE order_uuid = $1 GROUP BY status ORDER BY status`, [o.uuid]);
+    expect(rows.filter((r) => r.status === 'consumed')).toEqual([]);
+  }, 30_000);
+
   it('a stock service out of reach is waited out and counts for none of the attempts: the order stays queued and is sent once stock answers', async () => {
     const o = await confirmed();
     const cut = await worker({ STOCK_URL: 'http://127.0.0.1:9/graphql', STOCK_TIMEOUT_MS: '500', ORDERS_TIMER_MAX_ATTEMPTS: '2', ORDERS_TIMER_LEASE_MS: '300' });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import net from 'node:net';
-import { StockClient, StockUnavailableError } from './stock-client';
+import { StockClient, StockFailedError, StockUnavailableError } from './stock-client';
 
 const jwt = { algorithm: 'HS256' as const, key: 'k'.repeat(32), issuer: 'pf', audience: 'pf', expiresInSeconds: 60 };
 
@@ -126,5 +126,51 @@ describe('StockClient fence tokens', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('StockClient: an outage or a failure', () => {
+  /** A stand-in for stock answering every request with `status`, `contentType` and `body`. */
+  async function answering(status: number, contentType: string, body: string) {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.statusCode = status;
+        res.setHeader('content-type', contentType);
+        res.end(body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const client = new StockClient({ url: `http://127.0.0.1:${port}/graphql`, jwt, timeoutMs: 2_000, connections: 1 });
+    try {
+      return await client.releaseHolds('00000000-0000-4000-8000-000000000001').catch((e: unknown) => e);
+    } finally {
+      await client.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
+  it('an unexpected error of the stock service is a failure (not an outage to wait out), with its reference', async () => {
+    const err = await answering(200, 'application/json', JSON.stringify({ errors: [{ message: 'An unexpected error occurred.', extensions: { code: 'INTERNAL_SERVER_ERROR', reference: 'ref-42' } }], data: null }));
+    expect(err).toBeInstanceOf(StockFailedError);
+    expect((err as StockFailedError).reference).toBe('ref-42');
+    expect((err as Error).message).toMatch(/ref-42/);
+  });
+
+  it('an answer without the data asked for is a failure too', async () => {
+    expect(await answering(200, 'application/json', JSON.stringify({ data: { releaseHolds: null } }))).toBeInstanceOf(StockFailedError);
+  });
+
+  it("the stock service's own outage (its database out of reach) comes back as the unavailable problem", async () => {
+    const problem = { problemType: 'unavailable', detail: 'The service cannot reach its database right now; try again shortly.', extensions: {} };
+    const err = await answering(200, 'application/json', JSON.stringify({ errors: [{ message: problem.detail, extensions: { code: 'unavailable', problem } }], data: null }));
+    expect(err).toMatchObject({ problemType: 'unavailable' });
+  });
+
+  it("a body that is no JSON (a proxy's error page) is no answer: an outage, outcome unknown", async () => {
+    const err = await answering(502, 'text/html', '<html><body>Bad Gateway</body></html>');
+    expect(err).toBeInstanceOf(StockUnavailableError);
+    expect((err as StockUnavailableError).nothingDone).toBe(false);
   });
 });

@@ -79,7 +79,7 @@ export interface OrderHold {
   returnedAt: string | null;
 }
 
-/** The stock service did not give a usable answer (down, timed out, an unexpected error, fenced out). */
+/** The stock service did not answer (down, unreachable, timed out, cut off), or refused a fenced-out change. */
 export class StockUnavailableError extends Error {
   override name = 'StockUnavailableError';
   /**
@@ -91,6 +91,22 @@ export class StockUnavailableError extends Error {
   constructor(message: string, options?: ErrorOptions & { nothingDone?: boolean }) {
     super(message, options);
     this.nothingDone = options?.nothingDone ?? false;
+  }
+}
+
+/**
+ * The stock service answered, with an unexpected error (its bug, logged there under `reference`)
+ * or an answer that is not what was asked: not an outage to wait out. Whether it did the step is
+ * unknown (the failure may have come after its commit).
+ */
+export class StockFailedError extends Error {
+  override name = 'StockFailedError';
+  constructor(
+    message: string,
+    /** The stock service's reference of the logged error, when it gave one. */
+    readonly reference?: string,
+  ) {
+    super(reference ? `${message} (stock's reference ${reference})` : message);
   }
 }
 
@@ -118,7 +134,7 @@ const FENCE_ORDER_HOLDS = /* GraphQL */ `mutation ($orderUuid: ID!, $fence: Stri
 
 interface GraphQLAnswer {
   data?: Record<string, any> | null;
-  errors?: { message: string; extensions?: { problem?: unknown } }[];
+  errors?: { message: string; extensions?: { problem?: unknown; reference?: unknown } }[];
 }
 
 export interface StockClientOptions {
@@ -181,12 +197,12 @@ export class StockClient implements StockApi {
     const r = data.holdStock;
     if (r?.__typename === 'StockHeld') return { kind: 'held', lines: r.lines, previousHoldIds: r.previousHoldIds };
     if (r?.__typename === 'StockShort') return { kind: 'short', shortages: r.shortages };
-    throw new StockUnavailableError('holdStock gave no result');
+    throw new StockFailedError('holdStock gave no result');
   }
 
   async releaseHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]> {
     const data = await this.call(RELEASE, { orderUuid, locationCodes: locationCodes ?? null, fence: this.fence });
-    if (!Array.isArray(data.releaseHolds)) throw new StockUnavailableError('releaseHolds gave no result');
+    if (!Array.isArray(data.releaseHolds)) throw new StockFailedError('releaseHolds gave no result');
     return data.releaseHolds.map((h: { id: string }) => h.id);
   }
 
@@ -200,7 +216,7 @@ export class StockClient implements StockApi {
 
   async consumeHolds(orderUuid: string, locationCodes?: readonly string[] | null): Promise<string[]> {
     const data = await this.call(CONSUME, { orderUuid, locationCodes: locationCodes ?? null, fence: this.fence });
-    if (!Array.isArray(data.consumeHolds)) throw new StockUnavailableError('consumeHolds gave no result');
+    if (!Array.isArray(data.consumeHolds)) throw new StockFailedError('consumeHolds gave no result');
     return data.consumeHolds.map((h: { id: string }) => h.id);
   }
 
@@ -210,7 +226,7 @@ export class StockClient implements StockApi {
 
   async returnHolds(orderUuid: string, locationCodes: readonly string[]): Promise<string[]> {
     const data = await this.call(RETURN, { orderUuid, locationCodes, fence: this.fence });
-    if (!Array.isArray(data.returnHolds)) throw new StockUnavailableError('returnHolds gave no result');
+    if (!Array.isArray(data.returnHolds)) throw new StockFailedError('returnHolds gave no result');
     return data.returnHolds.map((h: { id: string }) => h.id);
   }
 
@@ -220,14 +236,14 @@ export class StockClient implements StockApi {
 
   async orderHolds(orderUuid: string): Promise<OrderHold[]> {
     const data = await this.call(ORDER_HOLDS, { orderUuid });
-    if (!Array.isArray(data.orderHolds)) throw new StockUnavailableError('orderHolds gave no result');
+    if (!Array.isArray(data.orderHolds)) throw new StockFailedError('orderHolds gave no result');
     return data.orderHolds as OrderHold[];
   }
 
   async fenceOrderHolds(orderUuid: string): Promise<OrderHold[]> {
     if (this.fence === null) throw new Error('fenceOrderHolds needs a fenced client (StockClient.fenced)');
     const data = await this.call(FENCE_ORDER_HOLDS, { orderUuid, fence: this.fence });
-    if (!Array.isArray(data.fenceOrderHolds)) throw new StockUnavailableError('fenceOrderHolds gave no result');
+    if (!Array.isArray(data.fenceOrderHolds)) throw new StockFailedError('fenceOrderHolds gave no result');
     return data.fenceOrderHolds as OrderHold[];
   }
 }
@@ -262,7 +278,9 @@ class StockTransport {
 
   /**
    * Problems of the stock service come back as Problems, except a refusal of a fenced-out change
-   * (a StockUnavailableError: stock did nothing); anything else is StockUnavailableError.
+   * (a StockUnavailableError: stock did nothing). No answer (no connection, a time-out, a cut, a
+   * body that is no JSON: a proxy's error page) is StockUnavailableError; an answer with an
+   * unexpected error, or without data, is StockFailedError.
    */
   async call(query: string, variables: Record<string, unknown>): Promise<Record<string, any>> {
     let answer: GraphQLAnswer;
@@ -288,9 +306,10 @@ class StockTransport {
         if (refused.extensions.fenced === true) throw new StockUnavailableError(`The stock service refused a fenced-out change: ${refused.message}`, { nothingDone: true });
         throw refused;
       }
-      throw new StockUnavailableError(`The stock service failed: ${error.message}`);
+      const reference = error.extensions?.reference;
+      throw new StockFailedError(`The stock service failed: ${error.message}`, typeof reference === 'string' ? reference : undefined);
     }
-    if (!answer.data) throw new StockUnavailableError('The stock service answered without data');
+    if (!answer.data) throw new StockFailedError('The stock service answered without data');
     return answer.data;
   }
 }

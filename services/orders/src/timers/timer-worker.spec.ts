@@ -1,5 +1,5 @@
 import { Problem } from '@pf/platform/problems';
-import { StockUnavailableError } from '../adapters/stock-client';
+import { StockFailedError, StockUnavailableError } from '../adapters/stock-client';
 import { isTransientFailure } from './timer-worker';
 
 describe('isTransientFailure', () => {
@@ -7,6 +7,8 @@ describe('isTransientFailure', () => {
     const transient = [
       new StockUnavailableError('stock did not answer'),
       new Problem('unavailable', { detail: 'Stock could not be checked right now; try again shortly.' }),
+      // the stock service's own database out of reach, as it answers it
+      new Problem('unavailable', { detail: 'The service cannot reach its database right now; try again shortly.' }),
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
       Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
       Object.assign(new Error('the database system is starting up'), { code: '57P03' }),
@@ -20,6 +22,9 @@ describe('isTransientFailure', () => {
   it('counts everything else toward the attempts', () => {
     const lasting = [
       new Problem('order-state-forbids', { detail: 'no' }),
+      // the stock service answered with an unexpected error: a bug there comes back every time
+      new StockFailedError('The stock service failed: An unexpected error occurred.', 'ref-1'),
+      new StockFailedError('consumeHolds gave no result'),
       Object.assign(new Error('duplicate key value violates unique constraint'), { code: '23505' }),
       new TypeError("Cannot read properties of undefined (reading 'uuid')"),
       'a string',

@@ -3,6 +3,7 @@ import os from 'node:os';
 import type { Logger } from '@pf/platform/logging';
 import { ScrapedGauge } from '@pf/platform/metrics';
 import { Problem } from '@pf/platform/problems';
+import { isDatabaseUnreachable } from '@pf/platform/db/unreachable';
 import { StockUnavailableError } from '../adapters/stock-client';
 import { claimDueTimers, releaseAfterFailure, type ClaimedTimer } from '../repositories/timer-repository';
 import type { OrdersDeps } from '../use-cases/deps';
@@ -124,21 +125,15 @@ export class TimerWorker {
   }
 }
 
-/** SQLSTATE classes and codes of a database that is out of reach or going away (08: connection exception; 57P01-57P03: shutdown, cannot connect now). */
-const DATABASE_UNREACHABLE = /^(08|57P0[123])/;
-/** Socket errors of a connection that could not be made or was cut. */
-const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-
 /**
- * Whether a failed move is worth waiting out: the stock service did not answer (`unavailable`), or
- * the database could not be reached or dropped the connection. Anything else (a refusal, a bug)
- * counts toward the attempts.
+ * Whether a failed move is worth waiting out: the stock service did not answer, or answered that
+ * it is unavailable (its database out of reach: `unavailable`), or our database could not be
+ * reached or dropped the connection. Anything else (a refusal, a bug here, an unexpected error of
+ * the stock service: StockFailedError) counts toward the attempts, so a failure that comes back
+ * every time ends in `holding` for a merchant to see instead of a retry without end.
  */
 export function isTransientFailure(err: unknown): boolean {
   if (err instanceof StockUnavailableError) return true;
   if (err instanceof Problem) return err.problemType === 'unavailable';
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (DATABASE_UNREACHABLE.test(code) || SOCKET_ERRORS.has(code))) return true;
-  return /^Connection terminated|timeout exceeded when trying to connect/.test(err.message);
+  return isDatabaseUnreachable(err);
 }
