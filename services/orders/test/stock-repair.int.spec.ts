@@ -99,6 +99,8 @@ describe('stock repair of order changes that did not finish', () => {
       [new Problem('stock-unavailable', { detail: 'short' }), 0],
       // no connection could be made: the request never left, nothing was done
       [new StockUnavailableError('The stock service did not answer: connect ECONNREFUSED 127.0.0.1:9', { nothingDone: true }), 0],
+      // a later change fenced this one out: the row is the stock repair's now (that change's repair may have failed)
+      [new StockUnavailableError('The stock service refused a fenced-out change', { fencedOut: true }), 1],
     ] as const) {
       const uuid = randomUUID();
       try {
@@ -250,12 +252,13 @@ describe('stock repair of order changes that did not finish', () => {
     expect(statuses).toEqual(['consumed', 'consumed']);
   });
 
-  it('a cancellation lost after stock released the holds: the queued order holds the same holds again', async () => {
+  it('a cancellation lost after stock released the holds: the queued order holds the same holds again, the lost change fenced out', async () => {
     const o = (await s.ok<any>(t.shop, CONFIRM_ORDER, { uuid: (await draft()).uuid })).confirmOrder;
     const before = await placedIds(o.uuid);
     expect(before.length).toBeGreaterThan(0);
     await s.call('stock', ordersService, `mutation ($uuid: ID!) { releaseHolds(orderUuid: $uuid) { id } }`, { uuid: o.uuid });
     await leftBehind(o.uuid);
+    const lost = (await s.pool.query<{ fence: string }>('SELECT fence::text AS fence FROM orders.stock_step WHERE order_uuid = $1', [o.uuid])).rows[0]!.fence;
     expect(await placedIds(o.uuid)).toEqual([]);
     const w = await repairer();
     try {
@@ -263,6 +266,12 @@ describe('stock repair of order changes that did not finish', () => {
     } finally {
       await w.stop();
     }
+    expect(await placedIds(o.uuid)).toEqual(before);
+    // The repair raised the order's fence above the lost change's token: its late release is refused.
+    const fence = (await s.pool.query<{ fence: string }>('SELECT fence::text AS fence FROM stock.order_fence WHERE order_uuid = $1', [o.uuid])).rows[0]?.fence;
+    expect(BigInt(fence!)).toBeGreaterThan(BigInt(lost));
+    const late = await s.gql<any>(s.urls.stock, ordersService, `mutation ($uuid: ID!, $fence: String) { releaseHolds(orderUuid: $uuid, fence: $fence) { id } }`, { uuid: o.uuid, fence: lost });
+    expect(late.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'conflict', extensions: { fenced: true } });
     expect(await placedIds(o.uuid)).toEqual(before);
   });
 

@@ -100,6 +100,49 @@ describe('the order fence: calls of a change a later change has fenced out are r
     expect(await fenceOf(other.orderUuid)).toBeNull();
   });
 
+  it("a late call and a fence meet on the order's lock: whichever takes it first, the fence's answer shows what the call did or the call is refused", async () => {
+    for (const lateFirst of [true, false]) {
+      const { orderUuid, productUuid } = await heldOrder();
+      // Another transaction holds the order's lock, as a hold change in flight would.
+      const holder = await h.pool.connect();
+      try {
+        await holder.query('BEGIN');
+        await holder.query(`SELECT pg_advisory_xact_lock(hashtextextended('stock-hold:' || $1, 0))`, [orderUuid]);
+        const waiting = async () =>
+          (
+            await h.pool.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+            )
+          ).rows[0]!.n;
+        const queued = async (before: number) => {
+          for (let i = 0; i < 200 && (await waiting()) <= before; i++) await new Promise((r) => setTimeout(r, 10));
+        };
+        const late = () => h.gql(ordersService, FENCED.release, { orderUuid, fence: '40' });
+        const fence = () => h.gql(ordersService, FENCED.fence, { orderUuid, fence: '50' });
+        const first = lateFirst ? late() : fence();
+        await queued(0);
+        const second = lateFirst ? fence() : late();
+        await queued(1);
+        await holder.query('COMMIT');
+        const [a, b] = await Promise.all([first, second]);
+        const [lateRes, fenceRes] = lateFirst ? [a, b] : [b, a];
+        const fencedHolds = (fenceRes.data as any).fenceOrderHolds as { status: string }[];
+        if (lateFirst) {
+          // The late release went first: the fence answers the hold released.
+          expect(lateRes.errors).toBeUndefined();
+          expect(fencedHolds.map((x) => x.status)).toEqual(['RELEASED']);
+        } else {
+          // The fence went first: the late release is refused, the hold still placed.
+          expect(lateRes.errors?.[0]?.extensions?.problem).toMatchObject({ problemType: 'conflict', extensions: { fenced: true } });
+          expect(fencedHolds.map((x) => x.status)).toEqual(['PLACED']);
+          expect((await stockRowsWithPlaced(h, productUuid))[0]).toMatchObject({ held: 3, placed: 3 });
+        }
+      } finally {
+        holder.release();
+      }
+    }
+  });
+
   it('refuses a token that is not a positive decimal integer, naming the field; only the orders service may fence', async () => {
     const { orderUuid, productUuid } = await heldOrder();
     for (const fence of ['0', '-4', 'abc', '1.5', '9223372036854775808']) {

@@ -88,9 +88,16 @@ export class StockUnavailableError extends Error {
    * connection cut, an unexpected answer) whether stock did it is unknown.
    */
   readonly nothingDone: boolean;
-  constructor(message: string, options?: ErrorOptions & { nothingDone?: boolean }) {
+  /**
+   * Stock refused the call because a later change of the order raised its fence: that change owns
+   * the order's stock now (it has put it right, or its repair failed and left the journal row for
+   * the stock repair). This change must neither undo its steps nor clear its row.
+   */
+  readonly fencedOut: boolean;
+  constructor(message: string, options?: ErrorOptions & { nothingDone?: boolean; fencedOut?: boolean }) {
     super(message, options);
-    this.nothingDone = options?.nothingDone ?? false;
+    this.fencedOut = options?.fencedOut ?? false;
+    this.nothingDone = (options?.nothingDone ?? false) || this.fencedOut;
   }
 }
 
@@ -303,7 +310,7 @@ class StockTransport {
       if (isProblemTransport(problem)) {
         const refused = Problem.fromTransport(problem);
         // Not the caller's business (nor its client's): a later change of the order took over.
-        if (refused.extensions.fenced === true) throw new StockUnavailableError(`The stock service refused a fenced-out change: ${refused.message}`, { nothingDone: true });
+        if (refused.extensions.fenced === true) throw new StockUnavailableError(`The stock service refused a fenced-out change: ${refused.message}`, { fencedOut: true });
         throw refused;
       }
       const reference = error.extensions?.reference;

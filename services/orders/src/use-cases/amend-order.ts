@@ -130,8 +130,11 @@ export async function amendOrderLines(
     if (err instanceof Problem) throw err;
     const reference = newUuidOf(deps);
     deps.logger.error({ err, reference, orderUuid: uuid }, 'amendment failed unexpectedly');
-    const detail =
-      err instanceof StockUnavailableError ? 'The stock service did not answer; nothing was changed.' : `The amendment failed on our side (reference ${reference}); nothing was changed.`;
+    const detail = !(err instanceof StockUnavailableError)
+      ? `The amendment failed on our side (reference ${reference}); nothing was changed.`
+      : err.fencedOut
+        ? "A later change of the order took over its stock meanwhile; nothing was changed."
+        : 'The stock service did not answer; nothing was changed.';
     throw amendmentRefused(refusal('unexpected-error', detail));
   }
 }

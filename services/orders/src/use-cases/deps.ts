@@ -75,12 +75,20 @@ export async function inTransaction<R>(deps: Pick<OrdersDeps, 'pool' | 'logger' 
     const journaled: string[] = [];
     // This attempt's name in the stock-step journal: it counts and clears only its own rows.
     const changeId = randomUUID();
-    const outcome = { uncertain: false };
+    const outcome = { uncertain: false, fencedOut: false };
     let undoneAlready = false;
     // `journal`: where this change's rows are cleared once undone (the journal's pool, or the
     // transaction that holds them locked after a failed COMMIT: another connection would wait for it).
     const undo = async (cause: unknown, journal: Sql | undefined = deps.journalPool): Promise<void> => {
       undoneAlready = true;
+      if (outcome.fencedOut) {
+        // A later change of the order fenced this one out in stock: it owns the order's stock now
+        // (its repair read what this change's steps did). Compensations would be refused, and this
+        // change's journal row, if still there, is the stock repair's to clear (the later change's
+        // repair may have failed and left it so).
+        deps.logger.warn({ orders: journaled, err: cause }, 'a later change of the order took over its stock; this change undoes nothing');
+        return;
+      }
       let undone = true;
       for (const compensate of compensations.reverse()) {
         try {
@@ -175,7 +183,7 @@ function journaledStock(
   deps: Pick<OrdersDeps, 'pool' | 'journalPool' | 'logger'> & { stock?: StockApi },
   tx: Tx,
   journaled: { changeId: string; orders: string[] },
-  outcome: { uncertain: boolean },
+  outcome: { uncertain: boolean; fencedOut: boolean },
 ): StockApi {
   const stock = deps.stock;
   // The fence token of each order this change journaled (its row's).
@@ -204,12 +212,12 @@ function journaledStock(
         if (repaired === 'stock-lost') throw stockUnavailable("The order's stock is being put right after an interrupted change; try again in a few minutes.");
         await clearStockSteps(journalPool, [uuid]);
         fence = await recordStockStep(journalPool, uuid, journaled.changeId);
+        // Another row already again: no change of the order can write one while this one holds it.
+        if (fence === null) throw stockUnavailable("The order's stock steps could not be journaled; try again shortly.");
       }
-      if (fence !== null) {
-        fences.set(uuid, fence);
-        journaled.orders.push(uuid);
-        clearOwnStockStepWithCommit(tx, uuid, journaled.changeId);
-      }
+      fences.set(uuid, fence);
+      journaled.orders.push(uuid);
+      clearOwnStockStepWithCommit(tx, uuid, journaled.changeId);
     }
     return fenced(uuid);
   };
@@ -231,6 +239,7 @@ function journaledStock(
       const refused = err instanceof Problem && err.status < 500;
       const nothingDone = err instanceof StockUnavailableError && err.nothingDone;
       if (!refused && !nothingDone) outcome.uncertain = true;
+      if (err instanceof StockUnavailableError && err.fencedOut) outcome.fencedOut = true;
       throw err;
     }
   };
@@ -244,10 +253,12 @@ function journaledStock(
     reconsumeHolds: (orderUuid, holdIds) => fenced(orderUuid).reconsumeHolds(orderUuid, holdIds),
     unconsumeHolds: (orderUuid, holdIds) => fenced(orderUuid).unconsumeHolds(orderUuid, holdIds),
     orderHolds: (orderUuid) => fenced(orderUuid).orderHolds(orderUuid),
-    fenceOrderHolds: (orderUuid) => fenced(orderUuid).fenceOrderHolds(orderUuid),
-    fenced: (fence) => {
-      if (!stock) throw new Error('this change has no stock service');
-      return stock.fenced(fence);
+    // The repair's own steps, never a change's: a change's calls carry its journal row's token.
+    fenceOrderHolds: () => {
+      throw new Error("fenceOrderHolds is the stock repair's, not a change's (use deps.stock.fenced)");
+    },
+    fenced: () => {
+      throw new Error("a change's stock calls carry its own journal token (use deps.stock.fenced for a repair)");
     },
   };
 }

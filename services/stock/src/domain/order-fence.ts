@@ -1,7 +1,7 @@
 import type { Violation } from '@pf/platform/problems';
 
 /**
- * The order fence (migration 0005, docs/stock.md "Fencing"): the orders service names each change
+ * The order fence (migration 0005, docs/stock.md "The order fence"): the orders service names each change
  * of an order that calls stock with a token from one ever-growing sequence. A change that finds an
  * earlier change of the order unfinished raises the order's fence to its own token before it puts
  * the order's holds right; from then on a call carrying a lower token (the earlier change's, still
