@@ -36,3 +36,31 @@ export function createLogger(service: string, level: string = process.env.LOG_LE
     redact: { paths: ['req.headers.authorization', '*.token', '*.secret', 'authorization'], censor: '[redacted]' },
   });
 }
+
+/**
+ * Lets one line of a kind through per `intervalMs` and counts the ones held back, which the next
+ * line that goes out reports (`suppressed`): during an outage every request fails the same way,
+ * and one line every few seconds says as much as thousands.
+ */
+export class LogThrottle {
+  private next = 0;
+  private held = 0;
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Null when this line is held back; else how many were held back since the last one. */
+  take(): { suppressed: number } | null {
+    const at = this.now();
+    if (at < this.next) {
+      this.held++;
+      return null;
+    }
+    this.next = at + this.intervalMs;
+    const suppressed = this.held;
+    this.held = 0;
+    return { suppressed };
+  }
+}

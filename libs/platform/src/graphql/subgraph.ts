@@ -8,7 +8,7 @@ import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import express, { type Express } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '../identity';
-import type { Logger } from '../logging';
+import { LogThrottle, type Logger } from '../logging';
 import { routeNamed } from '../metrics';
 import { Problem } from '../problems';
 import { unstorableTextMembers } from '../text';
@@ -118,6 +118,14 @@ function unauthenticated(detail: string): GraphQLError {
   });
 }
 
+/** One outage line per 10 s per logger: every request of an outage fails alike. */
+const outageLogThrottles = new WeakMap<Logger, LogThrottle>();
+function outageLogThrottle(logger: Logger): LogThrottle {
+  let throttle = outageLogThrottles.get(logger);
+  if (!throttle) outageLogThrottles.set(logger, (throttle = new LogThrottle(10_000)));
+  return throttle;
+}
+
 /** Problems keep their type and members; anything else becomes a generic error with a reference. */
 export function formatSubgraphError(
   formatted: ReturnType<NonNullable<ConstructorParameters<typeof ApolloServer>[0]['formatError']>>,
@@ -144,7 +152,8 @@ export function formatSubgraphError(
     // An outage, not a bug: worth retrying, and a caller (a service's timer, a back-office
     // screen) can tell it from an unexpected error. The REST edge answers it as any 5xx.
     const problem = new Problem('unavailable', { detail: 'The service cannot reach its database right now; try again shortly.' });
-    logger.warn({ err: original, path: formatted.path }, 'database out of reach: answered unavailable');
+    const logged = outageLogThrottle(logger).take();
+    if (logged) logger.warn({ err: original, path: formatted.path, suppressed: logged.suppressed }, 'database out of reach: answered unavailable (one line per 10 s)');
     return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
   }
   const code = formatted.extensions?.code;
