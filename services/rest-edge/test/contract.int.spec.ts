@@ -127,6 +127,18 @@ describe('the OpenAPI contract', () => {
       expect(res.body.violations).toEqual([{ property: 'body', message: 'The request body is not valid UTF-8.' }]);
     });
 
+    it.each(['utf-16le', 'utf-16be', 'utf-16'])('a body declared %s answers 422 naming the body: the checks made on its bytes read UTF-8, so it is not parsed as another text', async (charset) => {
+      // A member given twice, which the edge refuses in UTF-8 (checkJsonBody), hidden between two
+      // characters whose UTF-16 bytes hold a '"' (U+0122: 0x22 0x01) for a byte scanner.
+      const text = '{"z":"\u0122","echo":"a","echo":"b","y":"\u0122"}';
+      const le = Buffer.from(text, 'utf16le');
+      const rawBody = charset === 'utf-16be' ? Buffer.from(le).swap16() : le;
+      const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody, contentType: `application/json; charset=${charset}` });
+      sys.contract.check('POST', '/test-connection', res);
+      expect(res.status).toBe(422);
+      expect(res.body.violations).toEqual([{ property: 'body', message: 'The request body must be UTF-8 JSON without content encoding.' }]);
+    });
+
     it('unknown members and unknown query parameters are ignored', async () => {
       const res = await edge.call('POST', `${base}/test-connection?verbose=1`, { token: acme.shop!.token, body: { echo: 'a', future: true } });
       sys.contract.check('POST', '/test-connection', res);

@@ -27,6 +27,21 @@ describe('bodyRefusal', () => {
 });
 
 describe('the body must be UTF-8', () => {
+  it('refuses a Content-Type naming another charset body-parser would decode (utf-16): the checks on the bytes read UTF-8', () => {
+    // ASCII-range UTF-16 is valid UTF-8 byte for byte: only the declared charset tells them apart.
+    const utf16 = Buffer.from('{"a":"b","a":"c"}', 'utf16le');
+    for (const charset of ['utf-16', 'utf-16le', 'UTF-16BE', 'utf-32']) {
+      let refusal: unknown;
+      try {
+        checkJsonBody({ maxValues: 10, maxDepth: 3 })(null, null, utf16, charset);
+      } catch (err) {
+        refusal = err;
+      }
+      expect(bodyRefusal(refusal)).toEqual({ property: 'body', message: 'The request body must be UTF-8 JSON without content encoding.' });
+    }
+    expect(() => refuseInvalidUtf8(null, null, Buffer.from('{}'), 'UTF-8')).not.toThrow();
+  });
+
   it('passes UTF-8, emoji and all; refuses bytes that are not', () => {
     expect(() => refuseInvalidUtf8(null, null, Buffer.from('{"a":"Zoë 😀"}'))).not.toThrow();
     expect(() => refuseInvalidUtf8(null, null, Buffer.alloc(0))).not.toThrow();

@@ -10,10 +10,14 @@ const BAD_SHAPE = 'entity.shape.refused';
 /**
  * express.json's `verify` step: the raw body (after any Content-Encoding) must be UTF-8, as JSON
  * is (RFC 8259); the decoder would otherwise put U+FFFD in place of the bytes that are not, and
- * the request would go on with text the client never sent. body-parser passes the refusal on
- * with its status (400) and type, which bodyRefusal words.
+ * the request would go on with text the client never sent. Its Content-Type must not name another
+ * charset either: body-parser decodes any `utf-*` it names (`charset=utf-16le`), while every check
+ * made on the bytes (checkJsonBody) reads them as UTF-8, and ASCII-range UTF-16 is valid UTF-8, so
+ * the checks would look at other text than the one parsed. body-parser passes the refusals on with
+ * their status and type, which bodyRefusal words.
  */
-export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): void {
+export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer, charset = 'utf-8'): void {
+  if (charset.toLowerCase() !== 'utf-8') throw Object.assign(new Error(`The request body's charset is ${charset}, not UTF-8.`), { status: 415, type: 'charset.unsupported' });
   if (!isUtf8(body)) throw Object.assign(new Error('The request body is not valid UTF-8.'), { status: 400, type: NOT_UTF8 });
 }
 
@@ -23,9 +27,9 @@ export function refuseInvalidUtf8(_req: unknown, _res: unknown, body: Buffer): v
  * bytes before they are parsed: parsing and walking a few megabytes of tiny values costs seconds
  * of the one thread every request shares.
  */
-export function checkJsonBody(limits: JsonShapeLimits): (req: unknown, res: unknown, body: Buffer) => void {
-  return (req, res, body) => {
-    refuseInvalidUtf8(req, res, body);
+export function checkJsonBody(limits: JsonShapeLimits): (req: unknown, res: unknown, body: Buffer, charset?: string) => void {
+  return (req, res, body, charset) => {
+    refuseInvalidUtf8(req, res, body, charset);
     const fault = jsonShapeFault(body, limits);
     if (fault) throw Object.assign(new Error(fault.message), { status: 400, type: BAD_SHAPE, property: fault.property });
   };
