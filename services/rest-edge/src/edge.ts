@@ -26,6 +26,7 @@ import { RedisRateLimiter } from './rate-limit/redis';
 import { RESOURCE_ROUTES } from './resources';
 import { INSTANT_PARAMETERS } from './resources/orders/list-query';
 import { ORDER_NOT_FOUND_DETAIL } from './resources/orders/route';
+import { PRODUCT_NOT_FOUND_DETAIL } from './resources/products/route';
 import { isStreamed, type ResourceRoute, type ResourceSettings, type UpstreamCall } from './resources/resource';
 import { defineOperation, GraphqlUpstream } from './upstream/graphql';
 import { IdentityMinter } from './upstream/identity';
@@ -184,9 +185,13 @@ export async function createRestEdge(opts: RestEdgeOptions): Promise<RestEdge> {
   }
   app.use(channelBase, router);
   app.use(unknownPath);
-  // An order path whose uuid does not even decode answers as any other order the channel cannot see.
-  const orderPath = new RegExp(`${templateSource(contract.basePath)}/orders/[^/]+(?:/|$)`);
-  app.use(errorHandler(logger, (path) => (orderPath.test(path) ? ORDER_NOT_FOUND_DETAIL : undefined)));
+  // An order or product path whose uuid does not even decode answers as any other order or product
+  // the channel cannot see.
+  const undecodable: [RegExp, string][] = [
+    [new RegExp(`${templateSource(contract.basePath)}/orders/[^/]+(?:/|$)`), ORDER_NOT_FOUND_DETAIL],
+    [new RegExp(`${templateSource(contract.basePath)}/products/[^/]+$`), PRODUCT_NOT_FOUND_DETAIL],
+  ];
+  app.use(errorHandler(logger, (path) => undecodable.find(([resource]) => resource.test(path))?.[1]));
 
   let subscription: Subscription | undefined;
   let upstreamsAnswered = false;

@@ -336,6 +336,9 @@ describe('products, SKU validation and shipping methods', () => {
         await call('GET', '/products/not-a-uuid'),
         await call('GET', `/products/${live[0]!.uuid}x`),
         await call('GET', '/products/%20'),
+        // nor one whose escapes do not even decode
+        await call('GET', '/products/%C0%AF'),
+        await call('GET', '/products/%ZZ'),
       ];
       for (const res of answers) {
         expect(res.status).toBe(404);
@@ -361,7 +364,7 @@ describe('products, SKU validation and shipping methods', () => {
       }
       const malformed = await edge.call('GET', '/v1/channels/acme-shop/products/%E0%A4%A', { token: acme.shop!.token });
       expect(malformed.status).toBe(404);
-      expect(malformed.body).toMatchObject({ status: 404, title: 'Not Found' });
+      expect(malformed.body).toMatchObject({ status: 404, title: 'Not Found', detail: 'This product could not be found.' });
     });
 
     it('HEAD answers as GET does, without a body', async () => {

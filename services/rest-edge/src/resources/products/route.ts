@@ -26,9 +26,11 @@ export const listProducts: ResourceRoute = {
   },
 };
 
+export const PRODUCT_NOT_FOUND_DETAIL = 'This product could not be found.';
+
 /** One body for every product the token cannot see: another team's, deleted, unknown, or not a uuid. */
 export function productNotFound(): Problem {
-  return Problem.notFound('This product could not be found.');
+  return Problem.notFound(PRODUCT_NOT_FOUND_DETAIL);
 }
 
 export const getProduct: ResourceRoute = {
