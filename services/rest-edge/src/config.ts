@@ -60,6 +60,10 @@ export const restEdgeConfigShape = {
   UPSTREAM_CONNECTIONS: env.int(64, 1, 1024),
   /** Time limit of one upstream call (headers and body). */
   UPSTREAM_TIMEOUT_MS: env.int(10_000, 100, 120_000),
+  /** How long a client may take to send a request's headers before it is answered 408 (a connection trickling them in holds a socket; Node's own limit is 60 s). */
+  REQUEST_HEADERS_TIMEOUT_MS: env.int(20_000, 500, 300_000),
+  /** How long a client may take to send a whole request, body included, before it is answered 408 (Node's own limit is 300 s; 4 MiB at 1 Mbit/s takes about 35 s). */
+  REQUEST_TIMEOUT_MS: env.int(60_000, 1_000, 600_000),
 
   /** Key that signs the identity JWTs the edge mints (HS*: the shared secret; RS256/ES256: the PEM private key). */
   JWT_SIGNING_KEY: env.string(),

@@ -1,6 +1,6 @@
 import type { ServiceDefinition } from '@pf/platform/service/service';
 import { loadRestEdgeConfig } from './config';
-import { answerClientErrors } from './http/client-error';
+import { answerClientErrors, slowClientLimits } from './http/client-error';
 import { createRestEdge } from './edge';
 
 export { createRestEdge, type RestEdge, type RestEdgeOptions } from './edge';
@@ -35,7 +35,12 @@ export const restEdgeService: ServiceDefinition = {
       start: () => edge.start(),
       stop: () => edge.stop(),
       ready: () => edge.ready(),
-      configureServer: (server) => answerClientErrors(server, edge.contract.version),
+      configureServer: (server) => {
+        answerClientErrors(server, edge.contract.version);
+        // The time limits only (Node's checking interval is fixed when a server is made).
+        const { headersTimeout, requestTimeout } = slowClientLimits(config);
+        Object.assign(server, { headersTimeout, requestTimeout });
+      },
     };
   },
 };

@@ -6,7 +6,7 @@ import { mountMetrics, startProcessMetrics } from '@pf/platform/metrics';
 import { busFromConfig } from '@pf/platform/service/process';
 import { loadRestEdgeConfig, type RestEdgeConfig } from './config';
 import { createRestEdge, type RestEdge } from './edge';
-import { answerClientErrors } from './http/client-error';
+import { answerClientErrors, slowClientLimits } from './http/client-error';
 
 export interface RestEdgeProcess {
   config: RestEdgeConfig;
@@ -47,7 +47,7 @@ export async function startRestEdgeProcess(source: NodeJS.ProcessEnv, logger: Lo
     lifecycle.onShutdown('rest edge', () => edge.stop());
     lifecycle.addReadinessCheck('rest-edge', () => edge.ready());
 
-    const server = http.createServer(edge.app);
+    const server = http.createServer(slowClientLimits(config), edge.app);
     server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
     answerClientErrors(server, edge.contract.version);
     lifecycle.registerHttpServer('http server', server);

@@ -187,6 +187,26 @@ describe('rest-edge process', () => {
     expect(JSON.parse(garbage.split('\r\n\r\n')[1]!)).toEqual({ type: `${PROBLEM_TYPE_BASE}bad-request`, title: 'Bad Request', status: 400, detail: expect.any(String) });
   });
 
+  it('a client that trickles its headers or its body in is answered 408 with a problem once REQUEST_HEADERS_TIMEOUT_MS or REQUEST_TIMEOUT_MS is up, and cut off', async () => {
+    const { p } = await start({ REQUEST_HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' });
+    const timedOut = { type: `${PROBLEM_TYPE_BASE}request-timeout`, title: 'Request Timeout', status: 408, detail: expect.any(String) };
+    /** Sends `bytes` and then nothing: the answer and how long it took. */
+    const stall = async (bytes: string) => {
+      const began = Date.now();
+      const answer = await rawExchange(p.port, bytes);
+      return { answer, ms: Date.now() - began };
+    };
+    const headers = await stall('GET /v1/channels/acme-shop/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer');
+    expect(headers.answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(headers.answer).toMatch(/\r\nService-Api-Version: 1\.2\.0\r\n/);
+    expect(JSON.parse(headers.answer.split('\r\n\r\n')[1]!)).toEqual(timedOut);
+    expect(headers.ms).toBeLessThan(5_000);
+    const body = await stall(`POST /v1/channels/acme-shop/test-connection HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme.shop!.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"echo":`);
+    expect(body.answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(JSON.parse(body.answer.split('\r\n\r\n')[1]!)).toEqual(timedOut);
+    expect(body.ms).toBeLessThan(6_000);
+  }, 20_000);
+
   it('an HTTP/1.1 request without Host, with two, with one that is not a host, or with two Authorization headers is a 400 problem; an absolute-form target is served', async () => {
     const { p } = await start();
     const auth = `Authorization: Bearer ${acme.shop!.token}\r\nConnection: close\r\n`;

@@ -34,6 +34,24 @@ export function requestLineOverflows(received: Buffer, parsed: number): boolean 
   return /^[A-Z]+ \S/.test(start) && (lineEnd < 0 || lineEnd >= parsed);
 }
 
+/**
+ * Node's limits on slow clients from the edge's settings: a request whose headers, or whole body,
+ * have not arrived in time is answered 408 (answerClientErrors) and its connection closed, so
+ * connections trickling bytes in cannot hold sockets for Node's own 60 s and 300 s. Node looks
+ * every `connectionsCheckingInterval` (an option of createServer only), kept well below them.
+ */
+export function slowClientLimits(config: { REQUEST_HEADERS_TIMEOUT_MS: number; REQUEST_TIMEOUT_MS: number }): {
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  return {
+    headersTimeout: Math.min(config.REQUEST_HEADERS_TIMEOUT_MS, config.REQUEST_TIMEOUT_MS),
+    requestTimeout: config.REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: Math.max(250, Math.min(30_000, Math.floor(config.REQUEST_HEADERS_TIMEOUT_MS / 4))),
+  };
+}
+
 function answer(type: ProblemTypeName, detail: string): Problem {
   return new Problem(type, { detail });
 }
