@@ -204,6 +204,21 @@ describe('rest-edge process', () => {
     const body = await stall(`POST /v1/channels/acme-shop/test-connection HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme.shop!.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"echo":`);
     expect(body.answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(JSON.parse(body.answer.split('\r\n\r\n')[1]!)).toEqual(timedOut);
+    // An idle keep-alive connection between two requests is no slow client: it stays open.
+    const socket = net.connect(p.port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    const request = `GET /v1/channels/acme-shop/ HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme.shop!.token}\r\n\r\n`;
+    try {
+      socket.write(request);
+      await new Promise((r) => setTimeout(r, 2_500));
+      socket.write(request);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(received.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    } finally {
+      socket.destroy();
+    }
     expect(body.ms).toBeLessThan(6_000);
   }, 20_000);
 
