@@ -204,6 +204,9 @@ describe('rest-edge process', () => {
     const body = await stall(`POST /v1/channels/acme-shop/test-connection HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${acme.shop!.token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"echo":`);
     expect(body.answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(JSON.parse(body.answer.split('\r\n\r\n')[1]!)).toEqual(timedOut);
+    // A request answered before its body had all come (no token: 401) gets that answer only, no 408 after it.
+    const early = await stall('POST /v1/channels/acme-shop/test-connection HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"echo":');
+    expect(early.answer.match(/HTTP\/1\.1 \d{3}/g)).toEqual(['HTTP/1.1 401']);
     // An idle keep-alive connection between two requests is no slow client: it stays open.
     const socket = net.connect(p.port, '127.0.0.1');
     let received = '';

@@ -1,24 +1,50 @@
 /**
- * Whether an error says the database cannot be used right now (out of reach, going away, no
- * connection to be had in time) rather than that a statement or the code is wrong: an outage to
- * wait out and answer as `unavailable`, not a bug to count or report as unexpected.
+ * Whether an error says the database cannot serve right now (out of reach, going away, out of
+ * connections, no connection to be had in time) rather than that a statement or the code is
+ * wrong: an outage to wait out and answer as `unavailable`, not a bug to count or report as
+ * unexpected.
  */
 
-/** SQLSTATE classes and codes of a database out of reach or going away (08: connection exception; 57P01-57P03: shutdown, cannot connect now). */
-const UNREACHABLE_SQLSTATE = /^(08|57P0[123])/;
+/**
+ * SQLSTATEs of a database out of reach, going away or out of connections: the connection
+ * exceptions (08000-08007; not 08P01, a protocol violation: our bug), shutdown and cannot connect
+ * now (57P01-57P03), too many connections (53300).
+ */
+const UNAVAILABLE_SQLSTATE = /^(0800[0-7]|57P0[123]|53300)$/;
 /** Socket errors of a connection that could not be made or was cut. */
 const SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** node-postgres's own words for a connection lost or never handed out (pg-pool's connection time-out). */
 const PG_MESSAGES = /^Connection terminated|timeout exceeded when trying to connect/;
-/** Prisma's codes for a database it cannot reach or whose connection it lost (P1001, P1002, P1017) or a pool that gave none in time (P2024). */
-const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1017', 'P2024']);
+/**
+ * Prisma's codes for a database it cannot reach or whose connection it lost (P1001, P1002, P1008,
+ * P1017), a pool that gave none in time (P2024), too many connections (P2037).
+ */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
+/** How Prisma's driver adapter words a database error it has no code of its own for ("Database error. Code: `57P01`"). */
+const PRISMA_WRAPPED_SQLSTATE = /Code: `(0800[0-7]|57P0[123]|53300)`/;
 
 export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
   const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNREACHABLE_SQLSTATE.test(code) || SOCKET_ERRORS.has(code) || PRISMA_CODES.has(code))) return true;
-  if (PG_MESSAGES.test(err.message)) return true;
+  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || SOCKET_ERRORS.has(code) || PRISMA_CODES.has(code))) return true;
+  if (PG_MESSAGES.test(err.message) || PRISMA_WRAPPED_SQLSTATE.test(err.message)) return true;
   // A refused connection on both 127.0.0.1 and ::1 is one AggregateError; a driver adapter's error wraps pg's.
   if (err instanceof AggregateError && err.errors.some((e) => isDatabaseUnreachable(e, depth + 1))) return true;
   return isDatabaseUnreachable((err as { cause?: unknown }).cause, depth + 1);
+}
+
+/**
+ * SQLSTATEs of a database too busy to finish a statement now: a statement or lock time-out
+ * (57014, 55P03), a serialization failure or deadlock the service's own retries did not get past
+ * (40001, 40P01). Worth trying again later, like an outage; not a bug in the request.
+ */
+const BUSY_SQLSTATE = new Set(['57014', '55P03', '40001', '40P01']);
+
+/** Whether the database could not serve the request now: out of reach (isDatabaseUnreachable) or too busy. */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (isDatabaseUnreachable(err)) return true;
+  if (!(err instanceof Error) || depth > 4) return false;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && BUSY_SQLSTATE.has(code)) return true;
+  return isDatabaseUnavailable((err as { cause?: unknown }).cause, depth + 1);
 }

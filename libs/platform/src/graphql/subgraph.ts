@@ -14,7 +14,7 @@ import { Problem } from '../problems';
 import { unstorableTextMembers } from '../text';
 import { refuseInvalidUtf8 } from '../http/body-refusal';
 import { graphqlHttpErrors } from './http-errors';
-import { isDatabaseUnreachable } from '../db/unreachable';
+import { isDatabaseUnavailable } from '../db/unreachable';
 
 /** What every resolver receives. */
 export interface SubgraphContext {
@@ -148,12 +148,15 @@ export function formatSubgraphError(
     ]);
     return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
   }
-  if (isDatabaseUnreachable(original)) {
-    // An outage, not a bug: worth retrying, and a caller (a service's timer, a back-office
-    // screen) can tell it from an unexpected error. The REST edge answers it as any 5xx.
-    const problem = new Problem('unavailable', { detail: 'The service cannot reach its database right now; try again shortly.' });
+  if (isDatabaseUnavailable(original)) {
+    // An outage (or a database too busy to finish), not a bug: worth retrying, and a caller (a
+    // service's timer, a back-office screen) can tell it from an unexpected error. The REST edge
+    // answers it as any 5xx. A change under way when the connection went may have committed.
+    const problem = new Problem('unavailable', {
+      detail: 'The service cannot use its database (or reach a service it depends on) right now; try again shortly. A change under way may or may not have been made.',
+    });
     const logged = outageLogThrottle(logger).take();
-    if (logged) logger.warn({ err: original, path: formatted.path, suppressed: logged.suppressed }, 'database out of reach: answered unavailable (one line per 10 s)');
+    if (logged) logger.warn({ err: original, path: formatted.path, suppressed: logged.suppressed }, 'database unavailable: answered unavailable (one line per 10 s)');
     return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
   }
   const code = formatted.extensions?.code;

@@ -158,6 +158,12 @@ describe('StockClient: an outage or a failure', () => {
     expect((err as Error).message).toMatch(/ref-42/);
   });
 
+  it("a call the stock service does not know (its version behind this service's) is waited out: nothing was done", async () => {
+    const err = await answering(400, 'application/json', JSON.stringify({ errors: [{ message: 'Unknown argument "fence" on field "Mutation.releaseHolds".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }));
+    expect(err).toBeInstanceOf(StockUnavailableError);
+    expect((err as StockUnavailableError).nothingDone).toBe(true);
+  });
+
   it('an answer without the data asked for is a failure too', async () => {
     expect(await answering(200, 'application/json', JSON.stringify({ data: { releaseHolds: null } }))).toBeInstanceOf(StockFailedError);
   });

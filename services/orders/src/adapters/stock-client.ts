@@ -141,7 +141,7 @@ const FENCE_ORDER_HOLDS = /* GraphQL */ `mutation ($orderUuid: ID!, $fence: Stri
 
 interface GraphQLAnswer {
   data?: Record<string, any> | null;
-  errors?: { message: string; extensions?: { problem?: unknown; reference?: unknown } }[];
+  errors?: { message: string; extensions?: { problem?: unknown; reference?: unknown; code?: unknown } }[];
 }
 
 export interface StockClientOptions {
@@ -312,6 +312,11 @@ class StockTransport {
         // Not the caller's business (nor its client's): a later change of the order took over.
         if (refused.extensions.fenced === true) throw new StockUnavailableError(`The stock service refused a fenced-out change: ${refused.message}`, { fencedOut: true });
         throw refused;
+      }
+      // The stock service does not know the call (a release of orders ahead of stock's, or stock
+      // rolled back): nothing was done, and it passes once the versions are in step again.
+      if (error.extensions?.code === 'GRAPHQL_VALIDATION_FAILED') {
+        throw new StockUnavailableError(`The stock service does not know this call (its version is behind this service's): ${error.message}`, { nothingDone: true });
       }
       const reference = error.extensions?.reference;
       throw new StockFailedError(`The stock service failed: ${error.message}`, typeof reference === 'string' ? reference : undefined);

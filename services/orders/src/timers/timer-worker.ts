@@ -3,7 +3,7 @@ import os from 'node:os';
 import type { Logger } from '@pf/platform/logging';
 import { ScrapedGauge } from '@pf/platform/metrics';
 import { Problem } from '@pf/platform/problems';
-import { isDatabaseUnreachable } from '@pf/platform/db/unreachable';
+import { isDatabaseUnavailable } from '@pf/platform/db/unreachable';
 import { StockUnavailableError } from '../adapters/stock-client';
 import { claimDueTimers, releaseAfterFailure, type ClaimedTimer } from '../repositories/timer-repository';
 import type { OrdersDeps } from '../use-cases/deps';
@@ -127,13 +127,13 @@ export class TimerWorker {
 
 /**
  * Whether a failed move is worth waiting out: the stock service did not answer, or answered that
- * it is unavailable (its database out of reach: `unavailable`), or our database could not be
- * reached or dropped the connection. Anything else (a refusal, a bug here, an unexpected error of
- * the stock service: StockFailedError) counts toward the attempts, so a failure that comes back
- * every time ends in `holding` for a merchant to see instead of a retry without end.
+ * it is unavailable (its database out of reach or too busy: `unavailable`), or our own database
+ * could not serve (isDatabaseUnavailable). Anything else (a refusal, a bug here, an unexpected
+ * error of the stock service: StockFailedError) counts toward the attempts, so a failure that
+ * comes back every time ends in `holding` for a merchant to see instead of a retry without end.
  */
 export function isTransientFailure(err: unknown): boolean {
   if (err instanceof StockUnavailableError) return true;
   if (err instanceof Problem) return err.problemType === 'unavailable';
-  return isDatabaseUnreachable(err);
+  return isDatabaseUnavailable(err);
 }

@@ -74,8 +74,18 @@ export function answerClientErrors(server: http.Server, apiVersion: string): voi
     res.writeHead(status, headers);
     res.end(body);
   });
+  // A request answered before its body had all come (a 401 for a POST still uploading) may time out
+  // afterwards: its connection already carries that answer, and a 408 must not follow it.
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.on('finish', () => {
+      if (req.complete) return;
+      answeredEarly.add(req.socket);
+      // The body came after all: the connection's next request is a new one.
+      req.once('end', () => answeredEarly.delete(req.socket));
+    });
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (err.code === 'ECONNRESET' || !socket.writable) {
+    if (err.code === 'ECONNRESET' || !socket.writable || answeredEarly.has(socket)) {
       socket.destroy();
       return;
     }
@@ -88,6 +98,9 @@ export function answerClientErrors(server: http.Server, apiVersion: string): voi
     else socket.destroy();
   });
 }
+
+/** Connections whose last request was answered before its body had all come. */
+const answeredEarly = new WeakSet<object>();
 
 /** A problem answer Node would otherwise give bare: status, headers (the version among them; the connection closes) and body. */
 function problemResponse(apiVersion: string, problem: Problem): { status: number; headers: Record<string, string>; body: string } {
