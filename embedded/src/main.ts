@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     mountMetrics(app);
     lifecycle.mountHealth(app);
     app.use(instance.app);
-    const server = http.createServer(app);
+    const server = http.createServer(instance.serverOptions ?? {}, app);
     instance.configureServer?.(server);
     lifecycle.registerHttpServer(`${name} http`, server);
     await instance.start();

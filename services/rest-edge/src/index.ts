@@ -35,12 +35,8 @@ export const restEdgeService: ServiceDefinition = {
       start: () => edge.start(),
       stop: () => edge.stop(),
       ready: () => edge.ready(),
-      configureServer: (server) => {
-        answerClientErrors(server, edge.contract.version);
-        // The time limits only (Node's checking interval is fixed when a server is made).
-        const { headersTimeout, requestTimeout } = slowClientLimits(config);
-        Object.assign(server, { headersTimeout, requestTimeout });
-      },
+      configureServer: (server) => answerClientErrors(server, edge.contract.version),
+      serverOptions: slowClientLimits(config),
     };
   },
 };

@@ -281,7 +281,9 @@ describe('rest-edge process', () => {
         REDIS_URL: 'redis://127.0.0.1:1' },
     });
     await instance.start();
-    const server = http.createServer(instance.app);
+    // The slow-client limits come with it, checking interval included (Node takes that only at creation).
+    expect(instance.serverOptions).toEqual({ headersTimeout: 20_000, requestTimeout: 60_000, connectionsCheckingInterval: 5_000 });
+    const server = http.createServer(instance.serverOptions ?? {}, instance.app);
     instance.configureServer?.(server);
     const port = await listen(server, 0, '127.0.0.1');
     try {

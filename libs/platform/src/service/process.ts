@@ -122,7 +122,7 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
   mountMetrics(root);
   lifecycle.mountHealth(root);
   root.use(instance.app);
-  const server = http.createServer(root);
+  const server = http.createServer(instance.serverOptions ?? {}, root);
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
   instance.configureServer?.(server);
   lifecycle.registerHttpServer('http server', server);

@@ -26,6 +26,8 @@ export interface ServiceInstance {
   ready(): Promise<void>;
   /** Called with the HTTP server that will serve `app`, before it listens (e.g. to answer what Node refuses before express). */
   configureServer?(server: import('node:http').Server): void;
+  /** Options the HTTP server serving `app` is made with (those Node takes only then, such as `connectionsCheckingInterval`). */
+  serverOptions?: import('node:http').ServerOptions;
 }
 
 /** One service as the runners see it. */
