@@ -23,14 +23,12 @@ const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P203
 /** How Prisma's driver adapter words a database error it has no code of its own for ("Database error. Code: `57P01`"). */
 const PRISMA_WRAPPED_SQLSTATE = /Code: `(0800[0-7]|57P0[123]|53300)`/;
 
-export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
-  if (!(err instanceof Error) || depth > 4) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || SOCKET_ERRORS.has(code) || PRISMA_CODES.has(code))) return true;
-  if (PG_MESSAGES.test(err.message) || PRISMA_WRAPPED_SQLSTATE.test(err.message)) return true;
-  // A refused connection on both 127.0.0.1 and ::1 is one AggregateError; a driver adapter's error wraps pg's.
-  if (err instanceof AggregateError && err.errors.some((e) => isDatabaseUnreachable(e, depth + 1))) return true;
-  return isDatabaseUnreachable((err as { cause?: unknown }).cause, depth + 1);
+export function isDatabaseUnreachable(err: unknown): boolean {
+  return anyInChain(err, (e) => {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || SOCKET_ERRORS.has(code) || PRISMA_CODES.has(code))) return true;
+    return PG_MESSAGES.test(e.message) || PRISMA_WRAPPED_SQLSTATE.test(e.message);
+  });
 }
 
 /**
@@ -41,10 +39,17 @@ export function isDatabaseUnreachable(err: unknown, depth = 0): boolean {
 const BUSY_SQLSTATE = new Set(['57014', '55P03', '40001', '40P01']);
 
 /** Whether the database could not serve the request now: out of reach (isDatabaseUnreachable) or too busy. */
-export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
-  if (isDatabaseUnreachable(err)) return true;
+export function isDatabaseUnavailable(err: unknown): boolean {
+  return isDatabaseUnreachable(err) || anyInChain(err, (e) => BUSY_SQLSTATE.has((e as { code?: unknown }).code as string));
+}
+
+/**
+ * Whether `test` holds for the error or one it carries: its `cause` (a driver adapter's error
+ * wraps pg's), or those of an AggregateError (a refused connection on both 127.0.0.1 and ::1).
+ */
+function anyInChain(err: unknown, test: (e: Error) => boolean, depth = 0): boolean {
   if (!(err instanceof Error) || depth > 4) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && BUSY_SQLSTATE.has(code)) return true;
-  return isDatabaseUnavailable((err as { cause?: unknown }).cause, depth + 1);
+  if (test(err)) return true;
+  if (err instanceof AggregateError && err.errors.some((e) => anyInChain(e, test, depth + 1))) return true;
+  return anyInChain((err as { cause?: unknown }).cause, test, depth + 1);
 }
