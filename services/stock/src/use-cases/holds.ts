@@ -83,9 +83,7 @@ export async function holdStock(deps: StockDeps, identity: Identity, input: Hold
   const lines = input.lines.map((l) => ({ ...l, productUuid: l.productUuid.toLowerCase() }));
 
   return changeWithEvents<HoldResult>(deps, async (tx) => {
-    // The order's lock, then its fence and holds read under it: one round trip.
-    const [, raised, existing] = await tx.reads([lockOrderRead(orderUuid), orderFenceRead(orderUuid), holdsOfOrderRead(orderUuid, deps.podCountryCode, 'placed')]);
-    passFence(orderUuid, raised, input.fence);
+    const existing = await lockOrderPastFence(deps, tx, orderUuid, input.fence, 'placed');
     if (existing.some((h) => h.teamCode !== input.teamCode)) {
       throw new Problem('conflict', { detail: `Order ${orderUuid} holds stock of another team.` });
     }
@@ -400,9 +398,7 @@ async function lockOrderHolds(
   status: StockHold['status'] | null,
   select: (holds: StockHold[]) => StockHold[],
 ): Promise<{ holds: StockHold[]; products: ProductFacts[]; levels: WarehouseStock[]; before: FigureSnapshot[]; at: Date } | null> {
-  const [, raised, all] = await tx.reads([lockOrderRead(order), orderFenceRead(order), holdsOfOrderRead(order, deps.podCountryCode, status ?? undefined)]);
-  passFence(order, raised, fence);
-  const holds = select(all);
+  const holds = select(await lockOrderPastFence(deps, tx, order, fence, status ?? undefined));
   if (holds.length === 0) return null;
   const involved = [...new Set(holds.map((h) => h.productUuid))];
   const [products, levels, at] = await tx.reads([lockProductsRead(involved), levelsRead(involved), changeTimeRead(deps)]);
@@ -490,17 +486,21 @@ export async function fenceOrderHolds(deps: StockDeps, identity: Identity, order
   authoriseHolds(identity);
   const order = orderOf(orderUuid, fence);
   return changeWithEvents(deps, async (tx) => {
-    const [, raised, holds] = await tx.reads([lockOrderRead(order), orderFenceRead(order), holdsOfOrderRead(order, deps.podCountryCode)]);
-    passFence(order, raised, fence);
+    const holds = await lockOrderPastFence(deps, tx, order, fence);
     raiseOrderFence(tx, order, BigInt(fence));
     return { result: holds, events: [] };
   });
 }
 
-/** Refuses (409 `conflict`) a call of a change a later change of the order has fenced out. */
-function passFence(order: string, raised: bigint | null, fence: string | null | undefined): void {
+/**
+ * Takes the order's advisory lock, then reads its fence and its holds (in `status`, or all) under
+ * it, in one round trip; refuses (409 `conflict`) a call of a change a later change of the order
+ * has fenced out, before it writes anything.
+ */
+async function lockOrderPastFence(deps: StockDeps, tx: Tx, order: string, fence: string | null | undefined, status?: StockHold['status']): Promise<StockHold[]> {
+  const [, raised, holds] = await tx.reads([lockOrderRead(order), orderFenceRead(order), holdsOfOrderRead(order, deps.podCountryCode, status)]);
   const check = checkFence(raised, fence ? BigInt(fence) : null);
-  if (check.kind === 'pass') return;
+  if (check.kind === 'pass') return holds;
   throw new Problem('conflict', {
     detail: `A later change of order ${order} has taken over its stock (fence ${check.fence}); this call (${check.call === null ? 'no fence' : `fence ${check.call}`}) is refused.`,
     extensions: { fenced: true },
