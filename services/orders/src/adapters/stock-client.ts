@@ -161,16 +161,16 @@ export class StockClient implements StockApi {
   private readonly transport: StockTransport;
 
   constructor(
-    opts: StockClientOptions,
+    /** Where stock is, or (a fenced client) the connections of the client it was made from. */
+    opts: StockClientOptions | StockTransport,
     /** The calling change's fence token, sent with every hold mutation; null: none. */
     private readonly fence: string | null = null,
-    transport?: StockTransport,
   ) {
-    this.transport = transport ?? new StockTransport(opts);
+    this.transport = opts instanceof StockTransport ? opts : new StockTransport(opts);
   }
 
   fenced(fence: string): StockClient {
-    return new StockClient(this.transport.opts, fence, this.transport);
+    return new StockClient(this.transport, fence);
   }
 
   /** Closes the connections (service shutdown). */
@@ -262,7 +262,7 @@ class StockTransport {
   private readonly pool: Pool;
   private readonly path: string;
 
-  constructor(readonly opts: StockClientOptions) {
+  constructor(private readonly opts: StockClientOptions) {
     const url = new URL(opts.url);
     this.path = url.pathname + url.search;
     this.pool = new Pool(url.origin, { connections: opts.connections, keepAliveTimeout: 30_000, headersTimeout: opts.timeoutMs, bodyTimeout: opts.timeoutMs });
