@@ -143,6 +143,19 @@ describe('the order fence: calls of a change a later change has fenced out are r
     }
   });
 
+  it('a fence is kept a day after its last raise: raising one removes those older than that', async () => {
+    const stale = (await heldOrder()).orderUuid;
+    const recent = (await heldOrder()).orderUuid;
+    await h.ok(ordersService, FENCED.fence, { orderUuid: stale, fence: '300' });
+    await h.ok(ordersService, FENCED.fence, { orderUuid: recent, fence: '301' });
+    await h.pool.query(`UPDATE stock.order_fence SET raised_at = now() - interval '25 hours' WHERE order_uuid = $1`, [stale]);
+    await h.pool.query(`UPDATE stock.order_fence SET raised_at = now() - interval '23 hours' WHERE order_uuid = $1`, [recent]);
+
+    const { orderUuid } = await heldOrder();
+    await h.ok(ordersService, FENCED.fence, { orderUuid, fence: '302' });
+    expect({ stale: await fenceOf(stale), recent: await fenceOf(recent), raised: await fenceOf(orderUuid) }).toEqual({ stale: null, recent: '301', raised: '302' });
+  });
+
   it('refuses a token that is not a positive decimal integer, naming the field; only the orders service may fence', async () => {
     const { orderUuid, productUuid } = await heldOrder();
     for (const fence of ['0', '-4', 'abc', '1.5', '9223372036854775808']) {

@@ -14,8 +14,20 @@ export function orderFenceRead(orderUuid: string): Read<bigint | null> {
   );
 }
 
-/** Raises the locked order's fence to `fence` (never lowers it), sent with COMMIT. */
+/**
+ * How long a fence outlives its last raise. A fence only has to outlast the calls it refuses: a call
+ * of a change stock is still working on when the orders service gave up on it, which ends within
+ * the statement and lock time-outs (seconds). A day is far beyond that.
+ */
+export const ORDER_FENCE_KEPT = '1 day';
+
+/**
+ * Raises the locked order's fence to `fence` (never lowers it), sent with COMMIT. Fences older than
+ * {@link ORDER_FENCE_KEPT} go with it: fences are only raised by repairs, so pruning at each raise
+ * keeps the table to about a day's repairs without a timer of its own.
+ */
 export function raiseOrderFence(tx: PgTransaction, orderUuid: string, fence: bigint): void {
+  tx.defer(prepared('stock', `DELETE FROM stock.order_fence WHERE raised_at < now() - $1::interval`, [ORDER_FENCE_KEPT]));
   tx.defer(
     prepared(
       'stock',
