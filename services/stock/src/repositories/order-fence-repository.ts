@@ -15,9 +15,10 @@ export function orderFenceRead(orderUuid: string): Read<bigint | null> {
 }
 
 /**
- * How long a fence outlives its last raise. A fence only has to outlast the calls it refuses: a call
- * of a change stock is still working on when the orders service gave up on it, which ends within
- * the statement and lock time-outs (seconds). A day is far beyond that.
+ * How long a fence outlives its last raise. A fence only has to outlast the calls it refuses: calls
+ * stock was still working on when the orders service gave up on them. Such a call waits at most for
+ * the order's and its products' locks, each held for one short transaction: seconds. A day is far
+ * beyond that.
  */
 export const ORDER_FENCE_KEPT = '1 day';
 
