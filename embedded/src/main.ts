@@ -1,6 +1,5 @@
 import http from 'node:http';
 import path from 'node:path';
-import express from 'express';
 import { accountsService, seedDemoAccount } from '@pf/accounts';
 import { catalogService, seedDemoCatalog } from '@pf/catalog';
 import { gatewayService } from '@pf/gateway';
@@ -13,7 +12,8 @@ import { migrate, serviceMigrationSources } from '@pf/platform/db/migrate';
 import { Lifecycle, listen } from '@pf/platform/http/lifecycle';
 import { signIdentity, type JwtVerifyOptions } from '@pf/platform/identity';
 import { createLogger } from '@pf/platform/logging';
-import { mountMetrics, startProcessMetrics } from '@pf/platform/metrics';
+import { startProcessMetrics } from '@pf/platform/metrics';
+import { serviceRootApp } from '@pf/platform/service/root-app';
 import type { ServiceDefinition, ServiceInstance } from '@pf/platform/service/service';
 import { loadEmbeddedConfig } from './config';
 import { installationSecret, readJson, writeJson, type DemoCredentials } from './credentials';
@@ -64,13 +64,8 @@ async function main(): Promise<void> {
   const serve = async (name: string, instance: ServiceInstance, port: number): Promise<string> => {
     lifecycle.onShutdown(`${name} background work`, () => instance.stop());
     lifecycle.addReadinessCheck(name, () => instance.ready());
-    const app = express();
-    app.disable('x-powered-by');
-    // Every service of the process answers the same (shared) metrics.
-    mountMetrics(app);
-    lifecycle.mountHealth(app);
-    app.use(instance.app);
-    const server = http.createServer(instance.serverOptions ?? {}, app);
+    // Every service of the process answers the same (shared) metrics and health.
+    const server = http.createServer(instance.serverOptions ?? {}, serviceRootApp(instance, lifecycle));
     instance.configureServer?.(server);
     lifecycle.registerHttpServer(`${name} http`, server);
     await instance.start();

@@ -2,6 +2,7 @@ import type { ServiceDefinition } from '@pf/platform/service/service';
 import { loadRestEdgeConfig } from './config';
 import { answerClientErrors, slowClientLimits } from './http/client-error';
 import { createRestEdge } from './edge';
+import { SERVICE_API_VERSION_HEADER } from './http/request-context';
 
 export { createRestEdge, type RestEdge, type RestEdgeOptions } from './edge';
 export { loadRestEdgeConfig, restEdgeConfigShape, type RestEdgeConfig } from './config';
@@ -37,6 +38,8 @@ export const restEdgeService: ServiceDefinition = {
       ready: () => edge.ready(),
       configureServer: (server) => answerClientErrors(server, edge.contract.version),
       serverOptions: slowClientLimits(config),
+      // The runner's health and metrics answers carry the contract version like the API's.
+      answerHeaders: { [SERVICE_API_VERSION_HEADER]: edge.contract.version },
     };
   },
 };

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { request } from 'undici';
 import { testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import http from 'node:http';
-import { closeServer, listen } from '@pf/platform/http/lifecycle';
+import { closeServer, Lifecycle, listen } from '@pf/platform/http/lifecycle';
+import { serviceRootApp } from '@pf/platform/service/root-app';
 import { PROBLEM_TYPE_BASE } from '@pf/platform/problems';
 import { restEdgeService } from '../src';
 import { startRestEdgeProcess, type RestEdgeProcess } from '../src/process';
@@ -270,7 +271,7 @@ describe('rest-edge process', () => {
     await expect(request(`${url}/healthz`)).rejects.toThrow(/ECONNREFUSED/);
   });
 
-  it('runs as a ServiceDefinition (the embedded wiring): signing key from the shared secret, in-memory rate limits', async () => {
+  it("runs as a ServiceDefinition (the embedded wiring): signing key from the shared secret, in-memory rate limits, the runner's routes with the version header", async () => {
     const instance = await restEdgeService.create({
       databaseUrl: '',
       bus: sys.bus,
@@ -283,11 +284,17 @@ describe('rest-edge process', () => {
     await instance.start();
     // The slow-client limits come with it, checking interval included (Node takes that only at creation).
     expect(instance.serverOptions).toEqual({ headersTimeout: 20_000, requestTimeout: 60_000, connectionsCheckingInterval: 5_000 });
-    const server = http.createServer(instance.serverOptions ?? {}, instance.app);
+    // Served as the embedded runner serves it: its health and metrics routes ahead of the edge's app.
+    const server = http.createServer(instance.serverOptions ?? {}, serviceRootApp(instance, new Lifecycle(new CapturedLogs('runner').logger)));
     instance.configureServer?.(server);
     const port = await listen(server, 0, '127.0.0.1');
     try {
       await instance.ready();
+      for (const route of ['/healthz', '/readyz', '/metrics']) {
+        const answer = await request(`http://127.0.0.1:${port}${route}`);
+        await answer.body.dump();
+        expect({ route, status: answer.statusCode, version: answer.headers['service-api-version'] }).toEqual({ route, status: 200, version: '1.2.0' });
+      }
       const url = `http://127.0.0.1:${port}/v1/channels/acme-shop/`;
       expect((await get(url, acme.shop!.token)).status).toBe(200);
       expect((await get(url, acme.shop!.token)).status).toBe(200);

@@ -1,5 +1,4 @@
 import http from 'node:http';
-import express from 'express';
 import type { EventBus } from '../bus/bus';
 import { InMemoryEventBus } from '../bus/memory';
 import { KafkaEventBus } from '../bus/kafka';
@@ -7,7 +6,8 @@ import { commonConfigShape, ConfigError, env, loadConfig } from '../config';
 import { migrate, serviceMigrationSources } from '../db/migrate';
 import { Lifecycle, listen } from '../http/lifecycle';
 import { createLogger } from '../logging';
-import { mountMetrics, startProcessMetrics } from '../metrics';
+import { startProcessMetrics } from '../metrics';
+import { serviceRootApp } from './root-app';
 import { MigratedSchemaCheck, SchemaBehindError } from './schema-check';
 import type { ServiceDefinition } from './service';
 
@@ -116,13 +116,7 @@ export async function runServiceProcess(def: ServiceDefinition): Promise<void> {
   lifecycle.addReadinessCheck(def.name, () => instance.ready());
 
   startProcessMetrics(def.name);
-  const root = express();
-  root.disable('x-powered-by');
-  root.disable('etag');
-  mountMetrics(root);
-  lifecycle.mountHealth(root);
-  root.use(instance.app);
-  const server = http.createServer(instance.serverOptions ?? {}, root);
+  const server = http.createServer(instance.serverOptions ?? {}, serviceRootApp(instance, lifecycle));
   server.keepAliveTimeout = 65_000; // longer than typical load-balancer idle timeouts
   instance.configureServer?.(server);
   lifecycle.registerHttpServer('http server', server);

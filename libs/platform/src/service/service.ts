@@ -28,6 +28,8 @@ export interface ServiceInstance {
   configureServer?(server: import('node:http').Server): void;
   /** Options the HTTP server serving `app` is made with (those Node takes only then, such as `connectionsCheckingInterval`). */
   serverOptions?: import('node:http').ServerOptions;
+  /** Headers on every answer of the service's port, the runner's own routes included (the edge's contract version). */
+  answerHeaders?: Record<string, string>;
 }
 
 /** One service as the runners see it. */

@@ -1,11 +1,11 @@
 import http from 'node:http';
-import express from 'express';
 import pg from 'pg';
 import type { EventBus } from '../bus/bus';
 import { InMemoryEventBus } from '../bus/memory';
 import { closeServer, Lifecycle, listen } from '../http/lifecycle';
 import type { JwtSignOptions } from '../identity';
 import { createLogger, type Logger } from '../logging';
+import { serviceRootApp } from '../service/root-app';
 import type { ServiceDefinition, ServiceInstance } from '../service/service';
 import { createTestDatabase, type TestDatabase } from './infra';
 
@@ -59,10 +59,7 @@ export async function serveOnTestDatabase(def: ServiceDefinition, opts: ServeOpt
   }
   const lifecycle = new Lifecycle(logger);
   lifecycle.addReadinessCheck(def.name, () => instance.ready());
-  const root = express();
-  lifecycle.mountHealth(root);
-  root.use(instance.app);
-  const server = http.createServer(root);
+  const server = http.createServer(serviceRootApp(instance, lifecycle));
   const base = `http://127.0.0.1:${await listen(server, 0, '127.0.0.1')}`;
   const pool = new pg.Pool({ connectionString: db.url, max: 2 });
   return {
