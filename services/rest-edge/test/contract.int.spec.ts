@@ -191,6 +191,18 @@ describe('the OpenAPI contract', () => {
       }
     });
 
+    it("an empty body is no body, whatever type it is labelled with: an optional one is left out, a required one is missing", async () => {
+      for (const contentType of ['application/x-www-form-urlencoded', 'text/plain', null]) {
+        const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody: '', contentType });
+        sys.contract.check('POST', '/test-connection', res);
+        expect({ contentType, status: res.status }).toEqual({ contentType, status: 200 });
+        expect(res.body).not.toHaveProperty('echo');
+        const create = await edge.call('POST', `${base}/orders`, { token: acme.shop!.token, rawBody: '', contentType });
+        sys.contract.check('POST', '/orders', create);
+        expect({ contentType, status: create.status, violations: create.body.violations }).toEqual({ contentType, status: 422, violations: [expect.objectContaining({ property: 'body' })] });
+      }
+    });
+
     it('a bare JSON value as the body is a 422 saying so, not that it is not JSON', async () => {
       for (const rawBody of ['null', '12', '"x"']) {
         const res = await edge.call('POST', `${base}/test-connection`, { token: acme.shop!.token, rawBody });
