@@ -272,16 +272,17 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(problems).toEqual([]);
   });
 
-  test('network: only webhooks may reach the internet, on 443, never private, loopback, link-local, CGNAT or cluster ranges', () => {
+  test('network: only webhooks may reach the internet, over TCP on any port (rule W1 accepts any HTTPS port), never private, loopback, link-local, CGNAT or cluster ranges', () => {
     const policies = ofKind(objects, 'NetworkPolicy');
     const blocks = policies.flatMap((p) =>
-      (p.spec.egress ?? []).flatMap((r: any) => (r.to ?? []).filter((t: any) => t.ipBlock).map((t: any) => ({ policy: p, block: t.ipBlock, ports: (r.ports ?? []).map((x: any) => x.port) }))),
+      (p.spec.egress ?? []).flatMap((r: any) => (r.to ?? []).filter((t: any) => t.ipBlock).map((t: any) => ({ policy: p, block: t.ipBlock, ports: r.ports ?? [] }))),
     );
     const open = blocks.filter((b) => b.block.cidr === '0.0.0.0/0' || b.block.cidr === '::/0');
     expect(open.length).toBeGreaterThan(0);
     for (const { policy, block, ports } of open) {
       expect(policy.spec.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'webhooks', 'app.kubernetes.io/component': 'server' });
-      expect(ports).toEqual([443]);
+      // TCP only, every port: no `port` narrows it (the sender speaks HTTPS, to public addresses only).
+      expect(ports).toEqual([{ protocol: 'TCP' }]);
       const required = block.cidr === '0.0.0.0/0'
         ? ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16', '100.64.0.0/10', '0.0.0.0/8']
         : ['::1/128', 'fc00::/7', 'fe80::/10', '::ffff:0:0/96'];
