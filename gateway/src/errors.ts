@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@pf/platform/logging';
 import { isProblemTransport, Problem } from '@pf/platform/problems';
+import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
 
 /**
@@ -37,6 +38,9 @@ export function formatGatewayError(
 ): GraphQLFormattedError {
   const extensions = formatted.extensions ?? {};
   if (isProblemTransport(extensions.problem)) return formatted;
+  // Apollo's own refusals of a request (an automatic persisted query whose hash does not match
+  // its text) carry a 4xx status but no code, which Apollo fills in as INTERNAL_SERVER_ERROR.
+  if (callerStatusOf(error) !== undefined) return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
   const code = extensions.code;
   const unexpected = code === undefined || code === 'INTERNAL_SERVER_ERROR' || code === 'DOWNSTREAM_SERVICE_ERROR';
   if (!unexpected) return opts.hideSuggestions ? withoutSuggestions(formatted) : formatted;
@@ -53,5 +57,30 @@ export function formatGatewayError(
     message: 'An unexpected error occurred.',
     ...(formatted.path ? { path: formatted.path } : {}),
     extensions: { code: 'INTERNAL_SERVER_ERROR', reference },
+  };
+}
+
+/** The 4xx status Apollo gave an error that refuses the caller's request, if it is one. */
+function callerStatusOf(error: unknown): number | undefined {
+  const status = (error as { extensions?: { http?: { status?: unknown } } } | undefined)?.extensions?.http?.status;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/**
+ * Answers 400 to an operation the gateway could not plan because of how it was written (several
+ * operations and no `operationName`, an unknown one, a subscription): @apollo/gateway raises
+ * those as INVALID_GRAPHQL from inside execution, which Apollo Server answers 500.
+ */
+export function invalidOperationStatusPlugin<TContext extends BaseContext>(): ApolloServerPlugin<TContext> {
+  return {
+    async requestDidStart() {
+      return {
+        async willSendResponse({ response }) {
+          if (response.body.kind !== 'single') return;
+          const { data, errors } = response.body.singleResult;
+          if (data == null && errors?.length && errors.every((e) => e.extensions?.code === 'INVALID_GRAPHQL')) response.http.status = 400;
+        },
+      };
+    },
   };
 }

@@ -15,7 +15,7 @@ import { graphqlHttpErrors } from '@pf/platform/graphql/http-errors';
 import { refuseInvalidUtf8 } from '@pf/platform/http/body-refusal';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GatewayContext } from './context';
-import { formatGatewayError, unauthenticatedBody } from './errors';
+import { formatGatewayError, invalidOperationStatusPlugin, unauthenticatedBody } from './errors';
 import { DEFAULT_OPERATION_LIMITS, operationCostPlugin, operationLimitRules, type OperationLimits } from './operation-limits';
 import { SubgraphDataSource } from './subgraph-data-source';
 import { createSubgraphFetcher, type SubgraphFetcherOptions } from './subgraph-fetcher';
@@ -81,6 +81,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     stringifyResult: (result) => JSON.stringify(result),
     plugins: [
       operationCostPlugin<GatewayContext>(limits.maxCost, (context) => context.identity.kind === 'backoffice'),
+      invalidOperationStatusPlugin<GatewayContext>(),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),

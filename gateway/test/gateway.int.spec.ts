@@ -266,6 +266,26 @@ describe('gateway in front of the real subgraphs', () => {
     expect((await post(gw, `{ ${Array.from({ length: 15 }, (_, i) => `t${i}: team { code }`).join(' ')} }`, { auth })).body.errors).toBeUndefined();
   });
 
+  it("answers the caller's mistakes that Apollo or the gateway find outside validation 400, as the caller's, never as an unexpected error", async () => {
+    const auth = bearer(backOffice('alpha'));
+    const send = async (body: unknown) => {
+      const res = await fetch(gw, { method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify(body) });
+      return { status: res.status, body: (await res.json()) as { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+    };
+    // Several operations and no operationName; an operationName the document lacks; a subscription.
+    for (const body of [
+      { query: 'query A { team { code } } query B { team { name } }' },
+      { query: 'query A { team { code } }', operationName: 'B' },
+      { query: 'subscription { team { code } }' },
+    ]) {
+      const res = await send(body);
+      expect({ body, status: res.status, code: res.body.errors?.[0]?.extensions?.code }).toEqual({ body, status: 400, code: 'INVALID_GRAPHQL' });
+    }
+    // An automatic persisted query whose hash is not its text's.
+    const apq = await send({ query: '{ team { code } }', extensions: { persistedQuery: { version: 1, sha256Hash: 'abc' } } });
+    expect(apq).toEqual({ status: 400, body: { errors: [{ message: 'provided sha does not match query', extensions: { code: 'BAD_REQUEST' } }] } });
+  });
+
   it("costs a back-office operation with its variables: a page size passed as a variable counts as written (the REST edge's own operations are not costed)", async () => {
     const auth = bearer(backOffice('alpha'));
     const pages = `query ($f: Int) { ${Array.from({ length: 15 }, (_, i) => `p${i}: products(first: $f) { edges { node { uuid sku name stock } } }`).join(' ')} }`;

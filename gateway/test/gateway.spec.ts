@@ -1,3 +1,4 @@
+import { GraphQLError } from 'graphql';
 import { createLogger } from '@pf/platform/logging';
 import { ConfigError } from '@pf/platform/config';
 import { formatGatewayError } from '../src/errors';
@@ -61,6 +62,15 @@ describe('formatGatewayError', () => {
       path: ['team'],
       extensions: { code: 'INTERNAL_SERVER_ERROR', reference: 'ref-1' },
     });
+  });
+
+  it("answers Apollo's refusal of a request (a 4xx without a code) as the caller's mistake, without logging it", () => {
+    const logs: unknown[] = [];
+    const recording = { ...logger, error: (...args: unknown[]) => void logs.push(args) } as unknown as typeof logger;
+    const refusal = new GraphQLError('provided sha does not match query', { extensions: { http: { status: 400, headers: new Map() } } });
+    const formatted = { message: refusal.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+    expect(formatGatewayError(formatted, refusal, recording)).toEqual({ message: 'provided sha does not match query', extensions: { code: 'BAD_REQUEST' } });
+    expect(logs).toEqual([]);
   });
 
   it('hides an unexpected gateway error behind a new reference', () => {
