@@ -49,6 +49,11 @@ export async function createSubgraphService<C extends SubgraphContext>(
     ...(opts.introspection !== undefined ? { introspection: opts.introspection } : {}),
   });
   const subscriptions: Subscription[] = [];
+  // Ready once the database has answered; after that a database outage keeps the pods in service,
+  // each request answering it (`unavailable`), as the edge does with its upstreams: taking every
+  // replica out of its Service would turn the outage into connection failures at the callers, and
+  // readiness would then lag the database's return by the probes' period.
+  let databaseAnswered = false;
   return {
     app,
     pool,
@@ -74,7 +79,9 @@ export async function createSubgraphService<C extends SubgraphContext>(
       await pool.end();
     },
     async ready() {
+      if (databaseAnswered) return;
       await pool.query('SELECT 1');
+      databaseAnswered = true;
     },
   };
 }
