@@ -1,10 +1,11 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import { CONNECTION_DEFAULTS } from '@pf/platform/db/pool';
 import { PrismaClient } from './generated/prisma/client';
 import { ACCOUNTS_SCHEMA } from './use-cases/deps';
 
 /** A Prisma client on the accounts schema through the pg driver adapter (no Rust engine). */
 export function createPrismaClient(databaseUrl: string, poolMax = 10): PrismaClient {
   return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: databaseUrl, max: poolMax }, { schema: ACCOUNTS_SCHEMA }),
+    adapter: new PrismaPg({ ...CONNECTION_DEFAULTS, connectionString: databaseUrl, max: poolMax }, { schema: ACCOUNTS_SCHEMA }),
   });
 }

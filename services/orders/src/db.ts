@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
-import { openPool } from '@pf/platform/db/pool';
+import { CONNECTION_DEFAULTS, openPool } from '@pf/platform/db/pool';
 import type { Logger } from '@pf/platform/logging';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -10,7 +10,7 @@ export const ORDERS_SCHEMA = 'orders';
 /** A Prisma client on the orders schema through the pg driver adapter (no Rust engine). */
 export function createPrismaClient(databaseUrl: string, poolMax = 4): PrismaClient {
   return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: databaseUrl, max: poolMax }, { schema: ORDERS_SCHEMA }),
+    adapter: new PrismaPg({ ...CONNECTION_DEFAULTS, connectionString: databaseUrl, max: poolMax }, { schema: ORDERS_SCHEMA }),
   });
 }
 

@@ -20,8 +20,9 @@ export interface StockDb {
  * service is configured with, as they did when every transaction went through Prisma.
  */
 export function openStockDb(databaseUrl: string, poolMax = 10, logger?: Logger): StockDb {
-  // A transaction waits at most 10 s for a connection (Prisma's interactive transactions waited as long).
-  const pool = openPool({ connectionString: databaseUrl, max: poolMax, connectionTimeoutMillis: 10_000 }, logger, 'stock');
+  // A transaction waits at most 10 s for a connection (openPool's default; Prisma's interactive
+  // transactions waited as long).
+  const pool = openPool({ connectionString: databaseUrl, max: poolMax }, logger, 'stock');
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { schema: STOCK_SCHEMA }) });
   return {
     pool,

@@ -2,14 +2,28 @@ import pg from 'pg';
 import type { Logger } from '../logging';
 
 /**
- * A pg pool whose idle connections may fail without ending the process: when the server closes
+ * What every connection to Postgres is opened with, unless its pool says otherwise:
+ * - TCP keep-alive after 10 s idle: a server that vanished without closing its connections (a
+ *   hard fail-over, a partitioned node) is noticed by the connections waiting on it, the LISTEN
+ *   ones included, instead of after the kernel's two hours;
+ * - at most 10 s to get a connection (opening one, or waiting for a free one): a server that does
+ *   not answer is an outage the caller answers (`unavailable`), not a request that hangs.
+ */
+export const CONNECTION_DEFAULTS = {
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 10_000,
+  connectionTimeoutMillis: 10_000,
+} as const satisfies pg.PoolConfig;
+
+/**
+ * A pg pool (with {@link CONNECTION_DEFAULTS}) whose idle connections may fail without ending the process: when the server closes
  * one (a restart, a fail-over, `pg_terminate_backend`), pg emits 'error' on the pool, and an
  * 'error' event nobody listens to is thrown. The pool drops that connection and opens a new one
  * when needed; the failure is logged. (A connection checked out at the time reports to its own
  * listener: see withClient.)
  */
 export function openPool(config: pg.PoolConfig, logger: Pick<Logger, 'warn'> | undefined, label: string): pg.Pool {
-  const pool = new pg.Pool(config);
+  const pool = new pg.Pool({ ...CONNECTION_DEFAULTS, ...config });
   pool.on('error', (err) => logger?.warn({ err, pool: label }, 'idle database connection failed'));
   return pool;
 }

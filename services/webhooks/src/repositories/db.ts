@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
-import { openPool } from '@pf/platform/db/pool';
+import { CONNECTION_DEFAULTS, openPool } from '@pf/platform/db/pool';
 import type { Logger } from '@pf/platform/logging';
 import { inPgTransaction, type QueryRows } from '@pf/platform/db/transaction';
 import { pgSql, type RawSql } from '@pf/platform/outbox/sql';
@@ -12,7 +12,7 @@ export const WEBHOOKS_SCHEMA = 'webhooks';
 /** A Prisma client on the webhooks schema through the pg driver adapter (no Rust engine). */
 export function createPrismaClient(databaseUrl: string, poolMax = 5): PrismaClient {
   return new PrismaClient({
-    adapter: new PrismaPg({ connectionString: databaseUrl, max: poolMax }, { schema: WEBHOOKS_SCHEMA }),
+    adapter: new PrismaPg({ ...CONNECTION_DEFAULTS, connectionString: databaseUrl, max: poolMax }, { schema: WEBHOOKS_SCHEMA }),
   });
 }
 
