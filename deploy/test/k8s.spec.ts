@@ -37,7 +37,7 @@ function modelFor(apiVersion: string, kind: string): { validate(): void } | unde
  */
 const CUSTOM_RESOURCES: Record<string, string[]> = {
   'kafka.strimzi.io/v1beta2': ['Kafka', 'KafkaNodePool', 'KafkaTopic'],
-  'postgresql.cnpg.io/v1': ['Cluster'],
+  'postgresql.cnpg.io/v1': ['Cluster', 'ScheduledBackup'],
 };
 const isCustom = (o: K8sObject) => CUSTOM_RESOURCES[o.apiVersion]?.includes(o.kind) ?? false;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -344,9 +344,21 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         // With the minimum of 2 replicas, a drain still leaves one serving.
         expect(pdb.spec.maxUnavailable ?? 2 - pdb.spec.minAvailable).toBeLessThan(2);
       }
-      expect(named(objects, 'Cluster', 'pf-postgres').spec.instances).toBeGreaterThanOrEqual(3);
+      const postgres = named(objects, 'Cluster', 'pf-postgres');
+      expect(postgres.spec.instances).toBeGreaterThanOrEqual(3);
+      // A fail-over loses no commit the services answered for; the instances on distinct nodes;
+      // WAL archived and base backups on a schedule.
+      expect(postgres.spec.postgresql.synchronous?.number).toBeGreaterThanOrEqual(1);
+      // ...and a standby down does not hold every commit up.
+      expect(postgres.spec.postgresql.synchronous.number).toBeLessThanOrEqual(postgres.spec.instances - 2);
+      expect(postgres.spec.affinity).toMatchObject({ podAntiAffinityType: 'required', topologyKey: 'kubernetes.io/hostname' });
+      expect(postgres.spec.backup?.barmanObjectStore?.destinationPath).toMatch(/^s3:\/\//);
+      expect(ofKind(objects, 'ScheduledBackup').map((b) => b.spec.cluster.name)).toEqual(['pf-postgres']);
       const pool = ofKind(objects, 'KafkaNodePool').find((p) => p.spec.roles.includes('controller'))!;
       expect(pool.spec.replicas).toBeGreaterThanOrEqual(3);
+      // One Kafka node per machine: the loss of one takes one controller and one replica of each partition.
+      const kafkaSpread = pool.spec.template?.pod?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+      expect(kafkaSpread).toEqual([{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { 'strimzi.io/cluster': 'pf-kafka', 'strimzi.io/pool-name': pool.metadata.name } } }]);
     });
   }
 });
