@@ -44,6 +44,38 @@ describe('migrate (real Postgres)', () => {
 
   const run = (schema: string, sources: MigrationSource[]) => migrate({ connectionString: db.url, schema, sources });
 
+  it("waits a bounded time for a lock, so the serving release's queries are not queued behind it; tries the file again, and fails naming it once the retries are used up", async () => {
+    const schema = freshSchema();
+    await run(schema, serviceMigrationSources(await migrationsDir({ '0001_widget.sql': 'CREATE TABLE widget (id INT PRIMARY KEY);' })));
+    const later = serviceMigrationSources(await migrationsDir({
+      '0001_widget.sql': 'CREATE TABLE widget (id INT PRIMARY KEY);',
+      '0002_colour.sql': 'ALTER TABLE widget ADD COLUMN colour TEXT;',
+    }));
+    // A long transaction of the running release holds a lock on the table.
+    const holder = await pool.connect();
+    const reader = await pool.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT * FROM "${schema}".widget`);
+      const lockWait = { timeoutMs: 200, retryWaitsMs: [100, 100] };
+      const refused = await migrate({ connectionString: db.url, schema, sources: later, lockWait }).then(() => undefined, (err: Error) => err);
+      expect(refused?.message).toMatch(/Migration service\/0002_colour\.sql failed in schema m\d+: .*lock timeout/);
+      // Meanwhile the table stayed readable: nothing queued behind the migration for long.
+      await reader.query("SET statement_timeout = '2s'");
+      await expect(reader.query(`SELECT count(*) FROM "${schema}".widget`)).resolves.toBeDefined();
+      expect((await reader.query<{ name: string }>(`SELECT name FROM "${schema}".schema_migrations`)).rows.map((r) => r.name)).not.toContain('service/0002_colour.sql');
+
+      // The transaction ends while the migration waits between attempts: the next attempt goes through.
+      const retried = migrate({ connectionString: db.url, schema, sources: later, lockWait: { timeoutMs: 200, retryWaitsMs: [300, 300, 300] } });
+      setTimeout(() => void holder.query('COMMIT'), 250);
+      expect((await retried).applied).toEqual(['service/0002_colour.sql']);
+    } finally {
+      await holder.query('ROLLBACK').catch(() => undefined);
+      holder.release();
+      reader.release();
+    }
+  });
+
   it('applies platform then service files in name order, inside the service schema', async () => {
     const schema = freshSchema();
     const dir = await migrationsDir({

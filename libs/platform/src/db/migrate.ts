@@ -19,7 +19,16 @@ export interface MigrateOptions {
   schema: string;
   sources: MigrationSource[];
   logger?: Logger;
+  /**
+   * How long a file may wait for a lock (default 5 s), and the waits before trying it again after
+   * such a time-out (default 1, 2, 4, 8, 16, 30, 30 and 30 s: two minutes in all, within the
+   * migration Job's deadline). See `migrate`.
+   */
+  lockWait?: { timeoutMs: number; retryWaitsMs: number[] };
 }
+
+const DEFAULT_LOCK_WAIT = { timeoutMs: 5_000, retryWaitsMs: [1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000] };
+const LOCK_NOT_AVAILABLE = '55P03';
 
 export interface MigrationResult {
   applied: string[];
@@ -33,6 +42,11 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  * lock makes concurrent runs wait for each other, so running it twice or from two pods is safe;
  * each file runs in its own transaction and is recorded with a checksum, and an applied file that
  * was later edited stops the run.
+ *
+ * A file waits at most `lockWait.timeoutMs` for each lock it needs, then is rolled back and tried
+ * again later: the release still serving runs its queries meanwhile. Without the bound, an
+ * `ALTER TABLE` queued behind one long transaction would queue every later query on that table
+ * behind itself, and the running release would stop answering until the migration got its lock.
  */
 export async function migrate(opts: MigrateOptions): Promise<MigrationResult> {
   if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`Invalid schema name: ${opts.schema}`);
@@ -66,18 +80,29 @@ export async function migrate(opts: MigrateOptions): Promise<MigrationResult> {
         result.skipped.push(file.name);
         continue;
       }
-      await client.query('BEGIN');
-      try {
-        await client.query(`SET LOCAL search_path TO "${opts.schema}"`);
-        await client.query(sql);
-        await client.query(`INSERT INTO "${opts.schema}".schema_migrations (name, checksum) VALUES ($1, $2)`, [
-          file.name,
-          checksum,
-        ]);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw new Error(`Migration ${file.name} failed in schema ${opts.schema}: ${(err as Error).message}`, { cause: err });
+      const lockWait = opts.lockWait ?? DEFAULT_LOCK_WAIT;
+      for (let attempt = 0; ; attempt += 1) {
+        await client.query('BEGIN');
+        try {
+          await client.query(`SET LOCAL search_path TO "${opts.schema}"`);
+          await client.query(`SET LOCAL lock_timeout = ${Math.max(1, Math.floor(lockWait.timeoutMs))}`);
+          await client.query(sql);
+          await client.query(`INSERT INTO "${opts.schema}".schema_migrations (name, checksum) VALUES ($1, $2)`, [
+            file.name,
+            checksum,
+          ]);
+          await client.query('COMMIT');
+          break;
+        } catch (err) {
+          await client.query('ROLLBACK');
+          const wait = lockWait.retryWaitsMs[attempt];
+          if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE && wait !== undefined) {
+            opts.logger?.warn({ schema: opts.schema, migration: file.name, attempt: attempt + 1, retryInMs: wait }, 'migration waited too long for a lock; trying it again');
+            await new Promise((resolve) => setTimeout(resolve, wait));
+            continue;
+          }
+          throw new Error(`Migration ${file.name} failed in schema ${opts.schema}: ${(err as Error).message}`, { cause: err });
+        }
       }
       opts.logger?.info({ schema: opts.schema, migration: file.name }, 'migration applied');
       result.applied.push(file.name);
