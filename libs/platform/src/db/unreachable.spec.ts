@@ -18,6 +18,15 @@ describe('isDatabaseUnreachable', () => {
       Object.assign(new Error('Operations timed out'), { code: 'P1008' }),
       // Prisma 7's driver adapter: a SQLSTATE it has no code of its own for, in its message
       Object.assign(new Error('Invalid `prisma.team.findMany()` invocation: Database error. Code: `57P01`. Message: `terminating connection`'), { code: 'P2010' }),
+      // ...a raw query's failure, with the adapter's error kind in its meta
+      Object.assign(new Error("Invalid `prisma.$queryRaw()` invocation: Raw query failed. Code: `N/A`. Message: `Can't reach database server at 127.0.0.1:5432`"), {
+        code: 'P2010',
+        meta: { driverAdapterError: { name: 'DriverAdapterError', cause: { kind: 'DatabaseNotReachable', host: '127.0.0.1', port: 5432 } } },
+      }),
+      Object.assign(new Error('Raw query failed.'), { code: 'P2010', meta: { driverAdapterError: { cause: { kind: 'ConnectionClosed' } } } }),
+      Object.assign(new Error('Connection lost'), { name: 'DriverAdapterError', cause: { kind: 'SocketTimeout' } }),
+      // an interactive transaction that got no connection in time
+      Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }),
     ];
     for (const err of unreachable) expect({ err: err.message, unreachable: isDatabaseUnreachable(err) }).toEqual({ err: err.message, unreachable: true });
   });
@@ -31,6 +40,9 @@ describe('isDatabaseUnreachable', () => {
       // a protocol violation (a parameter count that does not match): our bug, not an outage
       Object.assign(new Error('bind message supplies 2 parameters, but prepared statement "" requires 1'), { code: '08P01' }),
       Object.assign(new Error('Invalid invocation: Database error. Code: `23505`.'), { code: 'P2010' }),
+      Object.assign(new Error('Raw query failed.'), { code: 'P2010', meta: { driverAdapterError: { cause: { kind: 'UniqueConstraintViolation' } } } }),
+      // a transaction our code let expire or used after its end: a bug, not an outage
+      Object.assign(new Error('Transaction API error: Transaction already closed: A query cannot be executed on a committed transaction.'), { code: 'P2028' }),
       new TypeError("Cannot read properties of undefined (reading 'uuid')"),
       new Error('wrapped bug', { cause: new TypeError('x is not a function') }),
       'a string',

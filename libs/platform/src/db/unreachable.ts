@@ -22,13 +22,32 @@ const PG_MESSAGES = /^Connection terminated|timeout exceeded when trying to conn
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037']);
 /** How Prisma's driver adapter words a database error it has no code of its own for ("Database error. Code: `57P01`"). */
 const PRISMA_WRAPPED_SQLSTATE = /Code: `(0800[0-7]|57P0[123]|53300)`/;
+/**
+ * Prisma's interactive transaction that could not get a connection in time (P2028, a code Prisma
+ * also gives transactions our code misused, so only these words count).
+ */
+const PRISMA_NO_TRANSACTION = /Unable to start a transaction in the given time/;
+/**
+ * The kinds Prisma's pg adapter gives a database out of reach or a connection lost, carried by the
+ * request error of a raw query (P2010) as `meta.driverAdapterError.cause.kind`.
+ */
+const ADAPTER_UNREACHABLE_KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 
 export function isDatabaseUnreachable(err: unknown): boolean {
   return anyInChain(err, (e) => {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || SOCKET_ERRORS.has(code) || PRISMA_CODES.has(code))) return true;
-    return PG_MESSAGES.test(e.message) || PRISMA_WRAPPED_SQLSTATE.test(e.message);
+    if (ADAPTER_UNREACHABLE_KINDS.has(adapterErrorKind(e) ?? '')) return true;
+    return PG_MESSAGES.test(e.message) || PRISMA_WRAPPED_SQLSTATE.test(e.message) || PRISMA_NO_TRANSACTION.test(e.message);
   });
+}
+
+/** The kind of the driver adapter's error a Prisma error carries (or a DriverAdapterError is), if any. */
+function adapterErrorKind(e: Error): string | undefined {
+  type WithKind = { cause?: { kind?: unknown } };
+  const carried = (e as { meta?: { driverAdapterError?: WithKind } }).meta?.driverAdapterError;
+  const kind = (carried ?? (e.name === 'DriverAdapterError' ? (e as WithKind) : undefined))?.cause?.kind;
+  return typeof kind === 'string' ? kind : undefined;
 }
 
 /**
