@@ -1,7 +1,8 @@
 import { error as validatorErrors } from 'express-openapi-validator';
 import { Problem } from '@pf/platform/problems';
-import { UpstreamError } from '../upstream/graphql';
-import { answerFor } from './errors';
+import type { Request, Response } from 'express';
+import { UpstreamError, UpstreamUnreachableError } from '../upstream/graphql';
+import { answerFor, errorHandler } from './errors';
 
 describe('answerFor', () => {
   it('passes client-side Problems through, including the subgraphs', () => {
@@ -62,5 +63,42 @@ describe('answerFor', () => {
   it('a path that does not decode names no resource, in the words of the resource it is under when there is one', () => {
     expect(answerFor(new URIError('URI malformed'))?.problem.toBody()).toMatchObject({ status: 404, detail: 'No resource has this path.' });
     expect(answerFor(new URIError('URI malformed'), () => 'This order could not be found.')?.problem.toBody()).toMatchObject({ status: 404, detail: 'This order could not be found.' });
+  });
+});
+
+describe('errorHandler', () => {
+  /** Runs the handler on `err` and answers the logged lines and the answer's status and body. */
+  function handle(err: unknown) {
+    const lines: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
+    const record = (level: string) => (obj: Record<string, unknown>, msg: string) => void lines.push({ level, obj, msg });
+    const logger = { warn: record('warn'), error: record('error') } as never;
+    const answer: { status?: number; body?: string } = {};
+    const res = {
+      headersSent: false,
+      locals: { requestId: 'req-1' },
+      status(code: number) { answer.status = code; return this; },
+      set() { return this; },
+      setHeader() { return this; },
+      end(body: string) { answer.body = body; },
+    } as unknown as Response;
+    errorHandler(logger)(err, { method: 'GET', path: '/v1/channels/c/team' } as Request, res, () => undefined);
+    return { lines, status: answer.status, body: JSON.parse(answer.body ?? '{}') as { reference?: string } };
+  }
+
+  it('answers an outage 500 with a reference, logged at warn without a stack: an upstream out of reach, or one saying it cannot serve now', () => {
+    for (const err of [new UpstreamUnreachableError('gateway could not be reached: connect ECONNREFUSED', 'gateway'), new Problem('unavailable', { detail: 'The database cannot be reached.' })]) {
+      const { lines, status, body } = handle(err);
+      expect(status).toBe(500);
+      expect(lines).toEqual([{ level: 'warn', msg: 'upstream unavailable: answered 500', obj: expect.objectContaining({ reference: body.reference, requestId: 'req-1', cause: err.message }) }]);
+      expect(lines[0]!.obj).not.toHaveProperty('err');
+    }
+  });
+
+  it('logs anything else unexpected at error, with the error', () => {
+    for (const err of [new TypeError('bug'), new UpstreamError('gateway answered GraphQL errors', 'gateway')]) {
+      const { lines, status, body } = handle(err);
+      expect(status).toBe(500);
+      expect(lines).toEqual([{ level: 'error', msg: 'unexpected error', obj: expect.objectContaining({ err, reference: body.reference }) }]);
+    }
   });
 });

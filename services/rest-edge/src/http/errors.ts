@@ -5,7 +5,7 @@ import { bodyRefusal } from '@pf/platform/http/body-refusal';
 import type { Logger } from '@pf/platform/logging';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { onePerProperty, onTheCountAlone, propertyOfPointer } from '../domain/violations';
-import { UpstreamError } from '../upstream/graphql';
+import { UpstreamError, UpstreamUnreachableError } from '../upstream/graphql';
 import { NOT_JSON } from './body';
 import { requestIdOf } from './request-context';
 
@@ -131,19 +131,22 @@ export function errorHandler(logger: Logger, notFoundDetailOf: (path: string) =>
       return;
     }
     const reference = randomUUID();
-    logger.error(
-      {
-        err,
-        reference,
-        requestId: requestIdOf(res),
-        method: req.method,
-        path: req.path,
-        ...(err instanceof UpstreamError ? { upstream: err.upstream, upstreamDetails: err.details } : {}),
-      },
-      'unexpected error',
-    );
+    const context = { reference, requestId: requestIdOf(res), method: req.method, path: req.path };
+    if (isOutage(err)) {
+      // Every request fails so while it lasts: one short line each (support looks answers up by
+      // their reference), at warn and without a stack, so the outage does not bury real errors.
+      const cause = err instanceof UpstreamError ? { upstream: err.upstream, cause: err.message } : { cause: (err as Error).message };
+      logger.warn({ ...context, ...cause }, 'upstream unavailable: answered 500');
+    } else {
+      logger.error({ err, ...context, ...(err instanceof UpstreamError ? { upstream: err.upstream } : {}) }, 'unexpected error');
+    }
     sendProblem(res, new Problem('internal', { detail: INTERNAL_DETAIL, extensions: { reference } }));
   };
+}
+
+/** An upstream out of reach, or one answering that it cannot serve now: the platform is down, not broken. */
+function isOutage(err: unknown): boolean {
+  return err instanceof UpstreamUnreachableError || (err instanceof Problem && err.problemType === 'unavailable');
 }
 
 /** The last route: nothing matched the path. */

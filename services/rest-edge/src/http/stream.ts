@@ -45,7 +45,7 @@ export async function sendJsonStream(req: Request, res: Response, status: number
         requestId: requestIdOf(res),
         method: req.method,
         path: req.baseUrl + req.path,
-        ...(err instanceof UpstreamError ? { upstream: err.upstream, upstreamDetails: err.details } : {}),
+        ...(err instanceof UpstreamError ? { upstream: err.upstream } : {}),
       },
       'streamed response failed after its first chunk; connection aborted',
     );

@@ -40,6 +40,11 @@ export class UpstreamError extends Error {
   }
 }
 
+/** An upstream that could not be reached or gave no answer in time: an outage, not a fault of ours. */
+export class UpstreamUnreachableError extends UpstreamError {
+  override name = 'UpstreamUnreachableError';
+}
+
 export interface GraphqlUpstreamOptions {
   /** Name for logs (`gateway`, `accounts`). */
   name: string;
@@ -108,7 +113,7 @@ export class GraphqlUpstream {
       }
     } catch (err) {
       if (err instanceof UpstreamError) throw err;
-      throw new UpstreamError(`${this.opts.name} could not be reached: ${(err as Error).message}`, this.opts.name, {
+      throw new UpstreamUnreachableError(`${this.opts.name} could not be reached: ${(err as Error).message}`, this.opts.name, {
         operation: op.name,
       });
     }
