@@ -1,3 +1,4 @@
+import vm from 'node:vm';
 import { isDatabaseUnavailable, isDatabaseUnreachable } from './unreachable';
 
 describe('isDatabaseUnreachable', () => {
@@ -29,6 +30,14 @@ describe('isDatabaseUnreachable', () => {
       Object.assign(new Error('Transaction API error: Unable to start a transaction in the given time.'), { code: 'P2028' }),
     ];
     for (const err of unreachable) expect({ err: err.message, unreachable: isDatabaseUnreachable(err) }).toEqual({ err: err.message, unreachable: true });
+  });
+
+  it("knows an error made in another realm (Node's own modules' errors under a vm, as jest runs tests)", () => {
+    const foreign = vm.runInNewContext(`Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })`) as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(isDatabaseUnreachable(foreign)).toBe(true);
+    const aggregate = vm.runInNewContext(`new AggregateError([Object.assign(new Error('connect ECONNREFUSED ::1:5432'), { code: 'ECONNREFUSED' })], 'x')`) as unknown;
+    expect(isDatabaseUnreachable(aggregate)).toBe(true);
   });
 
   it('does not take a wrong statement, a conflict or a bug for an outage', () => {

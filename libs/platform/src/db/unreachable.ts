@@ -1,3 +1,5 @@
+import { types } from 'node:util';
+
 /**
  * Whether an error says the database cannot serve right now (out of reach, going away, out of
  * connections, no connection to be had in time) rather than that a statement or the code is
@@ -67,8 +69,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
  * wraps pg's), or those of an AggregateError (a refused connection on both 127.0.0.1 and ::1).
  */
 function anyInChain(err: unknown, test: (e: Error) => boolean, depth = 0): boolean {
-  if (!(err instanceof Error) || depth > 4) return false;
+  // Errors of Node's own modules come from another realm under a vm (jest runs tests in one):
+  // `instanceof Error` is false for them there.
+  if (!(err instanceof Error || types.isNativeError(err)) || depth > 4) return false;
   if (test(err)) return true;
-  if (err instanceof AggregateError && err.errors.some((e) => anyInChain(e, test, depth + 1))) return true;
+  const carried = (err as { errors?: unknown }).errors;
+  if (err.name === 'AggregateError' && Array.isArray(carried) && carried.some((e) => anyInChain(e, test, depth + 1))) return true;
   return anyInChain((err as { cause?: unknown }).cause, test, depth + 1);
 }
