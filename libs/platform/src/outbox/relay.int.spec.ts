@@ -9,7 +9,7 @@ import { TeamCreated, TeamUpdated } from '../events/accounts';
 import type { EventEnvelope } from '../events/envelope';
 import { TOPICS } from '../events/topics';
 import { createLogger } from '../logging';
-import { createTestDatabase, eventually, testInfra, uniqueSuffix, type TestDatabase } from '../testing/infra';
+import { createTestDatabase, eventually, freePort, testInfra, uniqueSuffix, type TestDatabase } from '../testing/infra';
 import { applyOnce } from './inbox';
 import { appendToOutbox, newEvent } from './outbox';
 import { OutboxRelay } from './relay';
@@ -393,5 +393,22 @@ describe('outbox relay (real Postgres and Kafka)', () => {
     }
     expect(publishes).toBeGreaterThan(1);
     expect(maxInFlight).toBe(1);
+  });
+
+  it('a database out of reach is an outage, not an error: a warn line per 10 s while the relay keeps trying', async () => {
+    const lines: { level: string; msg: string }[] = [];
+    const recorder: Record<string, unknown> = {};
+    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) recorder[level] = (_obj: unknown, msg: string) => void lines.push({ level, msg });
+    recorder.child = () => recorder;
+    const closed = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/x`, max: 1 });
+    const relay = new OutboxRelay({ pool: closed, schema: 't', bus: producerBus, logger: recorder as never, pollIntervalMs: 100 });
+    relays.push(relay);
+    await relay.start();
+    await eventually(async () => (lines.filter((l) => l.msg.startsWith('outbox relay failed to publish')).length > 0 ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await relay.stop();
+    await closed.end();
+    const failures = lines.filter((l) => l.msg.startsWith('outbox relay failed to publish'));
+    expect(failures).toEqual([{ level: 'warn', msg: 'outbox relay failed to publish: database unavailable (one line per 10 s)' }]);
   });
 });

@@ -4,6 +4,7 @@ import type { EventEnvelope } from '../events/envelope';
 import type { Logger } from '../logging';
 import { outboxChannel, quoteSchema } from './sql';
 import { ChannelListener } from '../db/listener';
+import { LoopFailureLog } from '../db/outage-log';
 import { withClient } from '../db/pool';
 import { queryBatch, type BatchResult, type BatchStatement } from '../db/batch';
 import { prepared } from '../db/statement';
@@ -73,9 +74,11 @@ export class OutboxRelay {
   private lastCleanup = 0;
   private readonly readBatchSql: string;
   private readonly markPublishedSql: string;
+  private readonly failures: LoopFailureLog;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     this.schema = quoteSchema(opts.schema);
+    this.failures = new LoopFailureLog(opts.logger, 'outbox relay failed to publish');
     this.readBatchSql = `SELECT seq, topic, envelope FROM ${this.schema}.outbox_event
       WHERE current_setting('${PUBLISHER_SETTING}') = 'true' AND published_at IS NULL ORDER BY seq LIMIT $1`;
     this.markPublishedSql = `UPDATE ${this.schema}.outbox_event SET published_at = now() WHERE seq = ANY($1::bigint[])`;
@@ -178,7 +181,7 @@ export class OutboxRelay {
       } catch (err) {
         failures += 1;
         const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
-        this.opts.logger.error({ err, schema: this.opts.schema, retryInMs: delay }, 'outbox relay failed to publish');
+        this.failures.failed(err, { schema: this.opts.schema, retryInMs: delay });
         await this.idle(delay, false);
       }
     }

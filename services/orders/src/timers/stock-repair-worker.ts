@@ -1,3 +1,4 @@
+import { LoopFailureLog } from '@pf/platform/db/outage-log';
 import type { Logger } from '@pf/platform/logging';
 import type { OrdersDeps } from '../use-cases/deps';
 import { repairLeftoverStockSteps } from '../use-cases/stock-repair';
@@ -16,11 +17,14 @@ export interface StockRepairWorkerOptions {
 export class StockRepairWorker {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private readonly passFailures: LoopFailureLog;
 
   constructor(
     private readonly deps: OrdersDeps,
     private readonly opts: StockRepairWorkerOptions,
-  ) {}
+  ) {
+    this.passFailures = new LoopFailureLog(opts.logger, 'stock repair pass failed');
+  }
 
   async start(): Promise<void> {
     if (this.timer) return;
@@ -45,7 +49,7 @@ export class StockRepairWorker {
           if (outcome.examined > 0) this.opts.logger.info({ ...outcome }, 'stock repair pass');
         } while (outcome.examined === 50 && outcome.busy < 50 && this.timer);
       } catch (err) {
-        this.opts.logger.error({ err }, 'stock repair pass failed');
+        this.passFailures.failed(err);
       } finally {
         this.running = undefined;
       }

@@ -9,6 +9,7 @@ import { claimDueTimers, releaseAfterFailure, type ClaimedTimer } from '../repos
 import type { OrdersDeps } from '../use-cases/deps';
 import { fireTimer } from '../use-cases/fire-timer';
 import { eachConcurrently } from './each-concurrently';
+import { LoopFailureLog } from '@pf/platform/db/outage-log';
 
 export interface TimerWorkerOptions {
   pollMs: number;
@@ -42,11 +43,14 @@ export class TimerWorker {
   private loop?: Promise<void>;
   private wake?: () => void;
   private removeMetricSource?: () => void;
+  private readonly claimFailures: LoopFailureLog;
 
   constructor(
     private readonly deps: OrdersDeps,
     private readonly opts: TimerWorkerOptions,
-  ) {}
+  ) {
+    this.claimFailures = new LoopFailureLog(opts.logger, 'order timer worker could not claim timers');
+  }
 
   async start(): Promise<void> {
     if (this.running) return;
@@ -107,7 +111,7 @@ export class TimerWorker {
       try {
         claimed = await this.runOnce();
       } catch (err) {
-        this.opts.logger.error({ err }, 'order timer worker could not claim timers');
+        this.claimFailures.failed(err);
       }
       if (claimed < this.opts.batch && this.running) {
         await new Promise<void>((resolve) => {

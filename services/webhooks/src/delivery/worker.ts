@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Logger } from '@pf/platform/logging';
 import { ChannelListener } from '@pf/platform/db/listener';
+import { LoopFailureLog } from '@pf/platform/db/outage-log';
 import { ScrapedGauge, sharedScrapeRead } from '@pf/platform/metrics';
 import { afterAttempt, attemptError, isSuccess, maxAttempts } from '../domain/delivery-rules';
 import {
@@ -86,9 +87,11 @@ export class DeliveryWorker {
   private readonly maxAttempts: number;
   private lastCleanup = 0;
   private removeMetricSources: (() => void)[] = [];
+  private readonly claimFailures: LoopFailureLog;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.maxAttempts = maxAttempts(opts.retryDelays);
+    this.claimFailures = new LoopFailureLog(opts.logger, 'webhook delivery worker failed to claim');
     this.channels = new ChannelLoad(Math.max(1, Math.min(opts.perChannelConcurrency ?? opts.concurrency, opts.concurrency)), opts.slowAttemptMs ?? 1000, {
       // Half the worker at most for slow channels together: the other half keeps the fast ones going.
       slowTotal: Math.max(1, Math.floor(opts.concurrency / 2)),
@@ -187,7 +190,7 @@ export class DeliveryWorker {
       } catch (err) {
         failures += 1;
         const delay = Math.min(30_000, 250 * 2 ** Math.min(failures, 7));
-        this.opts.logger.error({ err, retryInMs: delay }, 'webhook delivery worker failed to claim');
+        this.claimFailures.failed(err, { retryInMs: delay });
         await this.idle(delay, 'work');
       }
     }

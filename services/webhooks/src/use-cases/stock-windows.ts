@@ -1,3 +1,4 @@
+import { LoopFailureLog } from '@pf/platform/db/outage-log';
 import type { Logger } from '@pf/platform/logging';
 import { stockLevelUpdatedPayload, windowProductLevels } from '../domain/notifications';
 import { inTransaction } from '../repositories/db';
@@ -58,8 +59,11 @@ export class StockWindowWorker {
   private running = false;
   private loop?: Promise<void>;
   private wake?: () => void;
+  private readonly failures: LoopFailureLog;
 
-  constructor(private readonly opts: StockWindowWorkerOptions) {}
+  constructor(private readonly opts: StockWindowWorkerOptions) {
+    this.failures = new LoopFailureLog(opts.logger, 'stock window worker failed');
+  }
 
   async start(): Promise<void> {
     if (this.running) return;
@@ -102,7 +106,7 @@ export class StockWindowWorker {
         const due = await nextWindowDueAt(this.opts.deps.pool);
         if (due) wait = Math.max(25, Math.min(wait, due.getTime() - Date.now()));
       } catch (err) {
-        this.opts.logger.error({ err }, 'stock window worker failed');
+        this.failures.failed(err);
         wait = Math.max(wait, 1000);
       }
       await new Promise<void>((resolve) => {
