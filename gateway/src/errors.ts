@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@pf/platform/logging';
+import { requestIdOfErrorMet } from '@pf/platform/graphql/error-request-ids';
 import { isProblemTransport, Problem } from '@pf/platform/problems';
 import type { ApolloServerPlugin, BaseContext } from '@apollo/server';
 import type { GraphQLFormattedError } from 'graphql';
@@ -52,7 +53,7 @@ export function formatGatewayError(
     };
   }
   const reference = randomUUID();
-  logger.error({ err: error, reference, path: formatted.path }, 'unexpected error in the gateway');
+  logger.error({ err: error, reference, requestId: requestIdOfErrorMet(error), path: formatted.path }, 'unexpected error in the gateway');
   return {
     message: 'An unexpected error occurred.',
     ...(formatted.path ? { path: formatted.path } : {}),

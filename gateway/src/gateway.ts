@@ -11,6 +11,7 @@ import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } fro
 import type { Logger } from '@pf/platform/logging';
 import { routeNamed } from '@pf/platform/metrics';
 import { Problem } from '@pf/platform/problems';
+import { errorRequestIdPlugin } from '@pf/platform/graphql/error-request-ids';
 import { graphqlHttpErrors } from '@pf/platform/graphql/http-errors';
 import { refuseInvalidUtf8 } from '@pf/platform/http/body-refusal';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
@@ -82,6 +83,7 @@ export async function createGateway(opts: GatewayOptions): Promise<Gateway> {
     plugins: [
       operationCostPlugin<GatewayContext>(limits.maxCost, (context) => context.identity.kind === 'backoffice'),
       invalidOperationStatusPlugin<GatewayContext>(),
+      errorRequestIdPlugin<GatewayContext>(),
       ApolloServerPluginLandingPageDisabled(),
       ApolloServerPluginUsageReportingDisabled(),
       ApolloServerPluginSchemaReportingDisabled(),

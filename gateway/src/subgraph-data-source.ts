@@ -19,6 +19,8 @@ type SubgraphResponse = Awaited<ReturnType<RemoteGraphQLDataSource['process']>>;
 export class SubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> {
   private readonly subgraph: string;
   private readonly logger: Logger;
+  /** What errorFromResponse saw of the answers it turned into bad-gateway, for the log line. */
+  private readonly httpErrors = new WeakMap<GraphQLError, { status: number; body: unknown }>();
 
   constructor(opts: { name: string; url: string; fetcher: Fetcher; logger: Logger }) {
     super({ url: opts.url, fetcher: opts.fetcher, apq: false, honorSubgraphCacheControlHeader: false });
@@ -64,17 +66,24 @@ export class SubgraphDataSource extends RemoteGraphQLDataSource<GatewayContext> 
     if (first && isProblemTransport(problem) && problem.problemType !== 'validation-failed') {
       return new GraphQLError(first.message, { extensions: { code: first.extensions?.code ?? problem.problemType, problem } });
     }
-    this.logger.error({ subgraph: this.subgraph, status: response.status, body }, 'subgraph answered with an HTTP error');
-    return problemError(new Problem('bad-gateway', { detail: 'A service needed for this request gave an invalid answer.' }), 'BAD_GATEWAY');
+    const error = problemError(new Problem('bad-gateway', { detail: 'A service needed for this request gave an invalid answer.' }), 'BAD_GATEWAY');
+    // Logged in didEncounterError, which knows the request (its id).
+    this.httpErrors.set(error, { status: response.status, body });
+    return error;
   }
 
-  override didEncounterError(error: Error): void {
-    if (error instanceof GraphQLError) throw error;
+  override didEncounterError(error: Error, _request: unknown, _response?: unknown, context?: GatewayContext): void {
+    const requestId = context?.requestId;
+    if (error instanceof GraphQLError) {
+      const http = this.httpErrors.get(error);
+      if (http) this.logger.error({ subgraph: this.subgraph, requestId, ...http }, 'subgraph answered with an HTTP error');
+      throw error;
+    }
     if (error instanceof SubgraphUnreachableError) {
-      this.logger.error({ subgraph: this.subgraph, err: error }, 'subgraph unreachable');
+      this.logger.error({ subgraph: this.subgraph, requestId, err: error }, 'subgraph unreachable');
       throw problemError(new Problem('unavailable', { detail: 'A service needed for this request is unavailable.' }), 'SERVICE_UNAVAILABLE');
     }
-    this.logger.error({ subgraph: this.subgraph, err: error }, 'invalid subgraph response');
+    this.logger.error({ subgraph: this.subgraph, requestId, err: error }, 'invalid subgraph response');
     throw problemError(new Problem('bad-gateway', { detail: 'A service needed for this request gave an invalid answer.' }), 'BAD_GATEWAY');
   }
 }

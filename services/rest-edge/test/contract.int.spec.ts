@@ -285,6 +285,9 @@ describe('the OpenAPI contract', () => {
       expect(logged).toHaveLength(1);
       expect(logged[0]).toMatchObject({ level: 40, msg: 'upstream unavailable: answered 500', method: 'GET', upstream: 'gateway', cause: expect.stringMatching(/ECONNREFUSED/) });
       expect(logged[0]).not.toHaveProperty('err');
+      // The request id the client is answered is the one its lines are logged under.
+      expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(logged[0]!.requestId).toBe(res.headers['x-request-id']);
       // the token never reaches the log
       expect(JSON.stringify(broken.logs.lines)).not.toContain(acme.shop!.token);
       await broken.close();

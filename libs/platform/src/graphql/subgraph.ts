@@ -9,6 +9,7 @@ import express, { type Express } from 'express';
 import { defaultFieldResolver, GraphQLError, isObjectType, type DocumentNode, type GraphQLSchema } from 'graphql';
 import { bearerToken, verifyIdentity, type Identity, type JwtVerifyOptions } from '../identity';
 import { LogThrottle, type Logger } from '../logging';
+import { errorRequestIdPlugin, requestIdOfErrorMet } from './error-request-ids';
 import { routeNamed } from '../metrics';
 import { Problem } from '../problems';
 import { unstorableTextMembers } from '../text';
@@ -53,7 +54,7 @@ export async function createSubgraph<C extends SubgraphContext>(
     // No Apollo usage reporting here, so federated traces would only cost time on every request.
     // No cache hints either: the cache-control plugin wraps every field resolver (a quarter of the
     // time of a 5000-row page) to compute headers nobody reads.
-    plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled(), problemLoggingPlugin(opts.logger)],
+    plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled(), problemLoggingPlugin(opts.logger), errorRequestIdPlugin<C>()],
     formatError: (formatted, error) => formatSubgraphError(formatted, error, opts.logger),
   });
   await server.start();
@@ -133,6 +134,7 @@ export function formatSubgraphError(
   logger: Logger,
 ) {
   const original = unwrapResolverError(error);
+  const requestId = requestIdOfErrorMet(error);
   if (original instanceof Problem) {
     return {
       message: original.message,
@@ -156,14 +158,14 @@ export function formatSubgraphError(
       detail: 'The service cannot use its database (or reach a service it depends on) right now; try again shortly. A change under way may or may not have been made.',
     });
     const logged = outageLogThrottle(logger).take();
-    if (logged) logger.warn({ err: original, path: formatted.path, suppressed: logged.suppressed }, 'database unavailable: answered unavailable (one line per 10 s)');
+    if (logged) logger.warn({ err: original, requestId, path: formatted.path, suppressed: logged.suppressed }, 'database unavailable: answered unavailable (one line per 10 s)');
     return { message: problem.message, ...(formatted.path ? { path: formatted.path } : {}), extensions: { code: problem.problemType, problem: problem.toTransport() } };
   }
   const code = formatted.extensions?.code;
   // GraphQL validation and parse errors are the caller's fault and safe to show.
   if (code && code !== 'INTERNAL_SERVER_ERROR') return formatted;
   const reference = randomUUID();
-  logger.error({ err: original, reference, path: formatted.path }, 'unexpected error in resolver');
+  logger.error({ err: original, reference, requestId, path: formatted.path }, 'unexpected error in resolver');
   return {
     message: 'An unexpected error occurred.',
     ...(formatted.path ? { path: formatted.path } : {}),
@@ -191,10 +193,10 @@ function problemLoggingPlugin(logger: Logger): ApolloServerPlugin {
     async requestDidStart() {
       return {
         async didEncounterErrors(ctx) {
+          const requestId = (ctx.contextValue as Partial<SubgraphContext> | undefined)?.requestId;
           for (const err of ctx.errors) {
-            if (unwrapResolverError(err) instanceof Problem) {
-              logger.debug({ problem: (unwrapResolverError(err) as Problem).problemType }, 'problem raised');
-            }
+            const original = unwrapResolverError(err);
+            if (original instanceof Problem) logger.debug({ problem: original.problemType, requestId }, 'problem raised');
           }
         },
       };
