@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { bearerToken, signIdentity, teamActiveClaim, teamOf, verifyIdentity, type Identity, type JwtSignOptions } from './identity';
+import { actorOf, bearerToken, signIdentity, teamActiveClaim, teamOf, verifyIdentity, type Identity, type JwtSignOptions } from './identity';
 import { Problem } from './problems';
 
 const hs: JwtSignOptions = {
@@ -161,5 +161,13 @@ describe('teamActiveClaim', () => {
     expect(teamActiveClaim({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop', teamActive: true })).toBe(true);
     expect(teamActiveClaim({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop' })).toBeNull();
     expect(teamActiveClaim({ kind: 'backoffice', teamCode: 'acme', userId: 'u' })).toBeNull();
+  });
+});
+
+describe('actorOf', () => {
+  it('names the caller of a change by kind: the channel, the back-office user, the service', () => {
+    expect(actorOf({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop' })).toBe('channel:acme-shop');
+    expect(actorOf({ kind: 'backoffice', teamCode: 'acme', userId: 'u1' })).toBe('backoffice:u1');
+    expect(actorOf({ kind: 'service', service: 'ops' })).toBe('service:ops');
   });
 });

@@ -155,6 +155,18 @@ function keyObject(use: 'sign' | 'verify', opts: { key: string }): KeyObject | s
   return key;
 }
 
+/** Who made a change, as histories, logs and audit lines name the caller (`backoffice:<user>`). */
+export function actorOf(identity: Identity): string {
+  switch (identity.kind) {
+    case 'channel':
+      return `channel:${identity.channelId}`;
+    case 'backoffice':
+      return `backoffice:${identity.userId}`;
+    case 'service':
+      return `service:${identity.service}`;
+  }
+}
+
 /** Reads `Authorization: Bearer <jwt>`; undefined when absent. */
 export function bearerToken(header: string | undefined): string | undefined {
   if (!header) return undefined;

@@ -1,4 +1,4 @@
-import { actorOf, isVisible, scopeOf } from './visibility';
+import { isVisible, scopeOf } from './visibility';
 
 const order = (teamCode: string, channelId: string, origin: 'api' | 'merchant-app' | 'import') => ({ teamCode, channelId, origin });
 
@@ -18,10 +18,5 @@ describe('rule O1: visibility', () => {
     expect(isVisible(team, order('acme', 'acme-shop', 'import'))).toBe(true);
     expect(isVisible(team, order('other', 'other-shop', 'api'))).toBe(false);
     expect(isVisible(scopeOf({ kind: 'service', service: 'ops' }), order('other', 'other-shop', 'api'))).toBe(true);
-  });
-  it('actors', () => {
-    expect(actorOf({ kind: 'channel', teamCode: 'acme', channelId: 'acme-shop' })).toBe('channel:acme-shop');
-    expect(actorOf({ kind: 'backoffice', teamCode: 'acme', userId: 'u1' })).toBe('backoffice:u1');
-    expect(actorOf({ kind: 'service', service: 'ops' })).toBe('service:ops');
   });
 });

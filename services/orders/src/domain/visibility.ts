@@ -55,15 +55,3 @@ export function requireChannel(identity: Identity): { teamCode: string; channelI
   }
   return { teamCode: identity.teamCode, channelId: identity.channelId };
 }
-
-/** Who made a change, as the status history records it. */
-export function actorOf(identity: Identity): string {
-  switch (identity.kind) {
-    case 'channel':
-      return `channel:${identity.channelId}`;
-    case 'backoffice':
-      return `backoffice:${identity.userId}`;
-    case 'service':
-      return `service:${identity.service}`;
-  }
-}

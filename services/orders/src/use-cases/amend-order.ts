@@ -1,4 +1,4 @@
-import type { Identity } from '@pf/platform/identity';
+import { actorOf, type Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import { StockUnavailableError } from '../adapters/stock-client';
 import { amendmentRefusal, diffLines, refusal, type AmendmentRefusal, type LineDiff } from '../domain/amendment';
@@ -8,7 +8,7 @@ import type { Order } from '../domain/model';
 import { validateLines, type OrderLineInput } from '../domain/order-input';
 import { decide } from '../domain/order-state-machine';
 import { matchSkus } from '../domain/sku-matching';
-import { actorOf, isVisible, orderNotFound, scopeOf } from '../domain/visibility';
+import { isVisible, orderNotFound, scopeOf } from '../domain/visibility';
 import { deleteFulfilments, insertFulfilments, lockAndLoadOrder, replaceLines, type Tx } from '../repositories/order-repository';
 import { liveProductsBySku } from '../repositories/read-model-repository';
 import { inTransaction, newUuidOf, type OrdersDeps } from './deps';

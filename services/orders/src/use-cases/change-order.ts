@@ -1,9 +1,9 @@
-import { teamActiveClaim, type Identity } from '@pf/platform/identity';
+import { actorOf, teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order } from '../domain/model';
 import { parseInstant, reasonViolations, validateShippingDetails, type ShippingDetailsInput } from '../domain/order-input';
 import { decide, FULFILLABLE_STATUSES, isFinished, type FulfillableStatus, type OrderState, type OrderTrigger } from '../domain/order-state-machine';
-import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
+import { isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
 import { noRead } from '@pf/platform/db/transaction';
 import { lockAndLoadRead, updateOrder } from '../repositories/order-repository';
 import { teamFactsRead } from '../repositories/read-model-repository';

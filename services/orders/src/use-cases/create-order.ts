@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { noRead, read } from '@pf/platform/db/transaction';
-import { teamActiveClaim, type Identity } from '@pf/platform/identity';
+import { actorOf, teamActiveClaim, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import type { Order, OrderLine, OrderOrigin } from '../domain/model';
 import { validateOrderInput, type OrderInput, type ShippingDetails, type ValidOrderInput } from '../domain/order-input';
 import { decide } from '../domain/order-state-machine';
 import { replayDecision } from '../domain/replay';
 import { matchSkus } from '../domain/sku-matching';
-import { actorOf, requireChannel, requireMerchant } from '../domain/visibility';
+import { requireChannel, requireMerchant } from '../domain/visibility';
 import { insertOrder, lockApiOrderRead, lockMerchantOrderNumbers, lockPrintTrailNumbersRead, printTrailNumberTaken, replaceLines } from '../repositories/order-repository';
 import type { Sql } from '../repositories/order-repository';
 import { findChannel, liveProductsBySku, liveProductsRead, standardChannelOf, teamActive, teamActiveRead } from '../repositories/read-model-repository';

@@ -1,5 +1,5 @@
 import { read, type Queryable } from '@pf/platform/db/transaction';
-import type { Identity } from '@pf/platform/identity';
+import { actorOf, type Identity } from '@pf/platform/identity';
 import { Problem } from '@pf/platform/problems';
 import type { Order, ShippingMethodChoice } from '../domain/model';
 import type { TrackingDetailInput } from '../domain/tracking';
@@ -13,7 +13,7 @@ import {
   SUPPLIER_PROGRESS,
   type FulfilmentStatus,
 } from '../domain/order-state-machine';
-import { actorOf, isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
+import { isVisible, orderNotFound, requireMerchant, scopeOf } from '../domain/visibility';
 import { insertTracking, lockOrderOfFulfilment } from '../repositories/order-repository';
 import { shippingMethodsRead } from '../repositories/read-model-repository';
 import { inTransaction, type OrdersDeps } from './deps';

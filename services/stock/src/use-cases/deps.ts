@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { OutgoingEvent } from '@pf/platform/bus/bus';
 import { StockLevelChanged } from '@pf/platform/events/stock';
-import type { Identity } from '@pf/platform/identity';
 import type { Logger } from '@pf/platform/logging';
 import { inPgTransaction, isRetryableConflict, noRead, type PgTransaction, type Read } from '@pf/platform/db/transaction';
 import { deferToOutbox, newEvent } from '@pf/platform/outbox/outbox';
@@ -91,18 +90,6 @@ async function inTransaction<R>(pool: pg.Pool, timeoutMs: number, work: (tx: Tx)
     if (Date.now() - started > timeoutMs) throw new Error(`stock transaction ran longer than ${timeoutMs} ms: rolled back`);
     return result;
   });
-}
-
-/** Who made a change, as the adjustments log records it. */
-export function actorOf(identity: Identity): string {
-  switch (identity.kind) {
-    case 'service':
-      return `service:${identity.service}`;
-    case 'backoffice':
-      return `backoffice:${identity.userId}`;
-    case 'channel':
-      return `channel:${identity.channelId}`;
-  }
 }
 
 /** The S1 figures of (locked) products, as the feed computes them. */

@@ -1,4 +1,4 @@
-import type { Identity } from '@pf/platform/identity';
+import { actorOf, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { allocate, type LinePart, type Shortage } from '../domain/allocation';
 import { authoriseHolds, authoriseWarehouseStockRead, maySeeTeam } from '../domain/authorisation';
@@ -30,7 +30,7 @@ import { holdsOfOrder, holdsOfOrderRead, lockOrderRead, moveHolds, reinstateRele
 import { orderFenceRead, raiseOrderFence } from '../repositories/order-fence-repository';
 import { lockProductsRead } from '../repositories/product-repository';
 import { applyHoldDeltas, insertAdjustment, levelsRead } from '../repositories/stock-repository';
-import { actorOf, changeTimeRead, changeWithEvents, stockLevelEvents, type StockDeps, type Tx } from './deps';
+import { changeTimeRead, changeWithEvents, stockLevelEvents, type StockDeps, type Tx } from './deps';
 
 export interface HoldStockInput {
   /** The order's team: every product must be one of its products. */

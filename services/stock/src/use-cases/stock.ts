@@ -1,4 +1,4 @@
-import type { Identity } from '@pf/platform/identity';
+import { actorOf, type Identity } from '@pf/platform/identity';
 import { Problem, type Violation } from '@pf/platform/problems';
 import { authoriseChange, authoriseWarehouseStockRead, maySeeTeam, teamForFigures } from '../domain/authorisation';
 import { feedPage } from '../domain/feed';
@@ -8,7 +8,7 @@ import { deltaViolations, isUuid, MAX_QUANTITY, quantityViolations, reasonViolat
 import { findProducts, lockProductsRead } from '../repositories/product-repository';
 import { feedPage as readFeedPage, feedRowsOf, findLevel, insertAdjustment, levelsOf, listAdjustments, saveOnHand } from '../repositories/stock-repository';
 import { shareWarehouse } from '../repositories/warehouse-repository';
-import { actorOf, changeTimeRead, changeWithEvents, figuresOf, stockLevelEvents, type StockDeps } from './deps';
+import { changeTimeRead, changeWithEvents, figuresOf, stockLevelEvents, type StockDeps } from './deps';
 import { warehouseNotFound } from './warehouses';
 
 export interface SetStockInput {
