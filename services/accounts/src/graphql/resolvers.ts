@@ -1,5 +1,6 @@
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import type { SubgraphContext } from '@pf/platform/graphql/subgraph';
+import { actorOf } from '@pf/platform/identity';
 import type { ApiTokenInfo, Channel, ChannelTokenFacts, Team } from '../domain/model';
 import type { AccountsUseCases, CreateChannelInput, CreateTeamInput, UpdateChannelInput, UpdateTeamInput } from '../use-cases';
 
@@ -32,10 +33,20 @@ export const resolvers: GraphQLResolverMap<AccountsContext> = {
       ctx.accounts.createChannel(ctx.identity, args.input),
     updateChannel: (_: unknown, args: { id: string; input: UpdateChannelInput }, ctx: AccountsContext) =>
       ctx.accounts.updateChannel(ctx.identity, args.id, args.input),
-    issueApiToken: (_: unknown, args: { channelId: string }, ctx: AccountsContext) =>
-      ctx.accounts.issueApiToken(ctx.identity, args.channelId),
-    revokeApiToken: (_: unknown, args: { channelId: string }, ctx: AccountsContext) =>
-      ctx.accounts.revokeApiToken(ctx.identity, args.channelId),
+    // Credentials changing hands are worth a line each (who, which channel; never the token).
+    issueApiToken: async (_: unknown, args: { channelId: string }, ctx: AccountsContext) => {
+      const issued = await ctx.accounts.issueApiToken(ctx.identity, args.channelId);
+      ctx.logger.info(
+        { channelId: args.channelId, tokenId: issued.apiToken.id, tokenPrefix: issued.apiToken.prefix, revokedTokenId: issued.revokedTokenId, actor: actorOf(ctx.identity) },
+        'API token issued',
+      );
+      return issued;
+    },
+    revokeApiToken: async (_: unknown, args: { channelId: string }, ctx: AccountsContext) => {
+      const revoked = await ctx.accounts.revokeApiToken(ctx.identity, args.channelId);
+      if (revoked) ctx.logger.info({ channelId: args.channelId, actor: actorOf(ctx.identity) }, 'API token revoked');
+      return revoked;
+    },
   },
   Team: {
     // Other subgraphs reference teams by code; visibility is the same as for the team query.
