@@ -1,4 +1,4 @@
-import { serializeError } from './logging';
+import { createLogger, serializeError } from './logging';
 
 describe('serializeError', () => {
   it('keeps what explains the error and leaves out the client pg-pool hangs on it', () => {
@@ -29,3 +29,29 @@ describe('serializeError', () => {
     expect(serializeError('plain text')).toBe('plain text');
   });
 });
+
+describe('createLogger', () => {
+  it('never writes a credential: tokens, secrets, passwords, JWTs, signatures, Authorization and Cookie headers, at the top or one level down', () => {
+    const written: string[] = [];
+    const logger = createLogger('test', 'info', { write: (line: string) => void written.push(line) });
+    logger.info(
+      {
+        token: 'pft_top', secret: 'whsec_top', password: 'pw-top', jwt: 'eyJ.top', signature: 'ab12top', authorization: 'Bearer top',
+        channel: { token: 'pft_inner', secret: 'whsec_inner' },
+        req: { headers: { authorization: 'Bearer inner', cookie: 'sid=inner', 'x-request-id': 'kept' } },
+        headers: { authorization: 'Bearer header' },
+        delivery: { signature: 'ab12inner' },
+        channelId: 'acme-shop',
+      },
+      'something happened',
+    );
+    const line = written.join('');
+    for (const secret of ['pft_top', 'whsec_top', 'pw-top', 'eyJ.top', 'ab12top', 'Bearer top', 'pft_inner', 'whsec_inner', 'Bearer inner', 'sid=inner', 'Bearer header', 'ab12inner']) {
+      expect({ secret, logged: line.includes(secret) }).toEqual({ secret, logged: false });
+    }
+    expect(line).toContain('[redacted]');
+    expect(line).toContain('"x-request-id":"kept"');
+    expect(line).toContain('"channelId":"acme-shop"');
+  });
+});
+

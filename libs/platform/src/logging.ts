@@ -25,16 +25,30 @@ function withoutBulkyMembers(serialized: unknown): unknown {
   return out;
 }
 
+/**
+ * Members never written to a log, even by accident in an error's context: credentials (tokens,
+ * secrets, passwords, JWTs, signatures) and request headers that carry them, at the top of a line
+ * and one level down (an error's or a request's own members).
+ */
+export const REDACTED_PATHS = [
+  ...['token', 'secret', 'password', 'jwt', 'signature', 'authorization', 'cookie'].flatMap((member) => [member, `*.${member}`]),
+  ...['authorization', 'cookie'].flatMap((header) => [`headers.${header}`, `*.headers.${header}`]),
+];
+
 /** JSON logs on stdout; one logger per service, children per component. */
-export function createLogger(service: string, level: string = process.env.LOG_LEVEL ?? 'info'): Logger {
-  return pino({
+export function createLogger(
+  service: string,
+  level: string = process.env.LOG_LEVEL ?? 'info',
+  destination?: pino.DestinationStream,
+): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { err: serializeError },
-    // Never log credentials, even by accident in an error's context.
-    redact: { paths: ['req.headers.authorization', '*.token', '*.secret', 'authorization'], censor: '[redacted]' },
-  });
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /**
