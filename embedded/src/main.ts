@@ -56,7 +56,8 @@ async function main(): Promise<void> {
       databaseUrl: postgres.url,
       bus,
       jwt,
-      logger: logger.child({ service: def.name }),
+      // Its own logger, named as in its own process (a child would write `service` twice in a line).
+      logger: createLogger(def.name, config.LOG_LEVEL),
       env: serviceEnv(extraEnv),
     });
     return serve(def.name, instance, port);

@@ -46,7 +46,8 @@ describe('npm start (the embedded wiring)', () => {
       PF_REST_PORT: String(await freePort()),
       PF_GATEWAY_PORT: String(await freePort()),
       PF_POSTGRES_PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
+      // info: the log lines of a start are checked too.
+      LOG_LEVEL: 'info',
       // A service setting from the environment reaches the service (the countdown, checked below).
       ORDER_COUNTDOWN_SECONDS: '321',
     };
@@ -57,13 +58,18 @@ describe('npm start (the embedded wiring)', () => {
   }, 60_000);
 
   /** Starts the embedded system and resolves once it printed that it is running. */
+  /** What the last started process wrote (stdout and stderr). */
+  let output = '';
+
   function start(): Promise<ChildProcess> {
     return new Promise((resolve, reject) => {
       const p = spawn(process.execPath, [MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
+      output = '';
       const timer = setTimeout(() => reject(new Error(`not running after 150 s:\n${out}`)), 150_000);
       const onData = (chunk: Buffer) => {
         out += chunk.toString();
+        output += chunk.toString();
         if (out.includes('is running (embedded wiring)')) {
           clearTimeout(timer);
           resolve(p);
@@ -129,6 +135,11 @@ describe('npm start (the embedded wiring)', () => {
     // The back-office through the gateway: the order with its line's product and stock (three subgraphs).
     const graph = await backOffice(c, 'query ($uuid: ID!) { order(uuid: $uuid) { status orderLines { catalogProduct { sku stock } } } }', { uuid: orderUuid });
     expect(graph.order.orderLines).toEqual([{ catalogProduct: { sku: stocked.sku, stock: stocked.stock - 2 } }]);
+
+    // Every log line names its service once (a strict JSON reader refuses a key given twice).
+    const logLines = output.split('\n').filter((l) => l.startsWith('{'));
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.filter((l) => (l.match(/"service":/g) ?? []).length !== 1)).toEqual([]);
 
     // Ctrl-C: a graceful stop, the embedded PostgreSQL included (it runs in its own session).
     expect(await stop(child)).toBe(0);
