@@ -1,5 +1,5 @@
 import { parseAddressRanges } from '../domain/url-policy';
-import { pinnedLookup } from './https-sender';
+import { describeError, pinnedLookup } from './https-sender';
 
 type Callback = (err: NodeJS.ErrnoException | null, address?: unknown, family?: number) => void;
 
@@ -37,3 +37,17 @@ describe('the pinned lookup handed to the HTTP client', () => {
     expect((await lookup(v4only, 'hooks.example.com', { family: 6 })).err?.code).toBe('EPOLICY');
   });
 });
+
+describe("an attempt's failure as the merchant reads it", () => {
+  it("gives OpenSSL's reason, not its source path", () => {
+    const tls = Object.assign(new Error('write EPROTO 80AC6267427F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n'), { code: 'EPROTO' });
+    expect(describeError(tls)).toBe('EPROTO: TLS: wrong version number');
+  });
+
+  it('keeps other failures as they are worded', () => {
+    expect(describeError(Object.assign(new Error('connect ECONNREFUSED 203.0.113.7:443'), { code: 'ECONNREFUSED' }))).toBe('ECONNREFUSED: connect ECONNREFUSED 203.0.113.7:443');
+    expect(describeError(Object.assign(new Error('no answer within 10000 ms'), { code: 'ETIMEDOUT' }))).toBe('timeout: no answer within 10000 ms');
+    expect(describeError(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');
+  });
+});
+

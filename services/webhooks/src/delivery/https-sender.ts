@@ -236,8 +236,18 @@ export class WebhookSender {
   }
 }
 
-function describeError(err: unknown): string {
+/**
+ * An attempt's failure in words a merchant can act on (it is stored, logged and shown in the
+ * back-office): OpenSSL's own text (`error:0A00010B:SSL routines:...:../deps/openssl/...c:350:`)
+ * gives way to its reason (`TLS: wrong version number`, a receiver that does not speak TLS).
+ */
+export function describeError(err: unknown): string {
   const e = err as { code?: string; message?: string };
   if (e.code === 'ETIMEDOUT') return `timeout: ${e.message ?? 'no answer in time'}`;
+  const openssl = OPENSSL_ERROR.exec(e.message ?? '');
+  if (openssl) return [e.code, `TLS: ${openssl[1]!.trim()}`].filter(Boolean).join(': ');
   return [e.code, e.message].filter(Boolean).join(': ') || String(err);
 }
+
+/** OpenSSL's error text: `<thread>:error:<code>:<library>:<function>:<reason>:<source file>:<line>:`. */
+const OPENSSL_ERROR = /error:[0-9A-F]+:[^:]*:[^:]*:([^:\n]+):/;
