@@ -94,8 +94,11 @@ describe.each(SERVICES)('%s image', (svc) => {
     const depsStage = stages.find((s) => all('RUN', s).some((r) => r.args === productionInstall))!;
     expect(all('COPY', final).some((c) => c.args.startsWith(`--from=${depsStage.name}`))).toBe(true);
     if (existsSync(path.join(ROOT, dir, 'prisma', 'schema.prisma'))) {
-      // The generated Prisma client is compiled into dist/ by the build stage.
+      // The generated Prisma client is compiled into dist/ by the build stage, which alone needs
+      // the Prisma CLI: a development dependency, so the production install leaves it out.
       expect(all('RUN').some((r) => r.args.includes('prisma-generate'))).toBe(true);
+      const manifest = JSON.parse(readFileSync(path.join(ROOT, dir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+      expect({ dependency: manifest.dependencies?.prisma, devDependency: typeof manifest.devDependencies?.prisma }).toEqual({ dependency: undefined, devDependency: 'string' });
     }
   });
 
