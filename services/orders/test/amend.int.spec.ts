@@ -260,6 +260,8 @@ describe('amendOrderLines (PUT .../lines, rule O5)', () => {
       try {
         const p = refusalOf(await amend(o.uuid, lines([1, 'SKU-A', 3]), t.shop, cut.url));
         expect(p.extensions.reason).toBe('unexpected-error');
+        // Nothing left: the request never reached stock.
+        expect(p.detail).toBe('The stock service could not be reached; nothing was changed.');
       } finally {
         await cut.stop();
       }

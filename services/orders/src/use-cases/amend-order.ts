@@ -128,14 +128,19 @@ export async function amendOrderLines(
     // temporary failure on our side: rule O5's unexpected-error, with its own detail.
     if (err instanceof Problem && err.problemType === 'unavailable') throw amendmentRefused(refusal('unexpected-error', err.message));
     if (err instanceof Problem) throw err;
+    if (err instanceof StockUnavailableError) {
+      // Not a bug of ours: the stock service was out of reach or slow, or a later change won.
+      deps.logger.warn({ err, orderUuid: uuid, nothingDone: err.nothingDone }, 'amendment refused: the stock service did not answer');
+      const detail = err.fencedOut
+        ? 'A later change of the order took over its stock meanwhile; nothing was changed.'
+        : err.nothingDone
+          ? 'The stock service could not be reached; nothing was changed.'
+          : 'The stock service did not answer; the order was not changed, and any stock the unanswered call still takes is given back.';
+      throw amendmentRefused(refusal('unexpected-error', detail));
+    }
     const reference = newUuidOf(deps);
     deps.logger.error({ err, reference, orderUuid: uuid }, 'amendment failed unexpectedly');
-    const detail = !(err instanceof StockUnavailableError)
-      ? `The amendment failed on our side (reference ${reference}); nothing was changed.`
-      : err.fencedOut
-        ? "A later change of the order took over its stock meanwhile; nothing was changed."
-        : 'The stock service did not answer; nothing was changed.';
-    throw amendmentRefused(refusal('unexpected-error', detail));
+    throw amendmentRefused(refusal('unexpected-error', `The amendment failed on our side (reference ${reference}); nothing was changed.`));
   }
 }
 
