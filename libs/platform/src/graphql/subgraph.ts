@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
@@ -54,7 +54,7 @@ export async function createSubgraph<C extends SubgraphContext>(
     // No Apollo usage reporting here, so federated traces would only cost time on every request.
     // No cache hints either: the cache-control plugin wraps every field resolver (a quarter of the
     // time of a 5000-row page) to compute headers nobody reads.
-    plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled(), problemLoggingPlugin(opts.logger), errorRequestIdPlugin<C>()],
+    plugins: [ApolloServerPluginCacheControlDisabled(), ApolloServerPluginInlineTraceDisabled(), errorRequestIdPlugin<C>()],
     formatError: (formatted, error) => formatSubgraphError(formatted, error, opts.logger),
   });
   await server.start();
@@ -136,6 +136,7 @@ export function formatSubgraphError(
   const original = unwrapResolverError(error);
   const requestId = requestIdOfErrorMet(error);
   if (original instanceof Problem) {
+    logger.debug({ problem: original.problemType, requestId }, 'problem raised');
     return {
       message: original.message,
       ...(formatted.path ? { path: formatted.path } : {}),
@@ -188,18 +189,3 @@ export function isUnstorableText(err: unknown): boolean {
 
 const UNPAIRED_SURROGATE = /Unicode (low|high) surrogate must (not )?follow a (high )?surrogate/;
 
-function problemLoggingPlugin(logger: Logger): ApolloServerPlugin {
-  return {
-    async requestDidStart() {
-      return {
-        async didEncounterErrors(ctx) {
-          const requestId = (ctx.contextValue as Partial<SubgraphContext> | undefined)?.requestId;
-          for (const err of ctx.errors) {
-            const original = unwrapResolverError(err);
-            if (original instanceof Problem) logger.debug({ problem: original.problemType, requestId }, 'problem raised');
-          }
-        },
-      };
-    },
-  };
-}
