@@ -39,12 +39,12 @@ export function formatGatewayError(
 ): GraphQLFormattedError {
   const extensions = formatted.extensions ?? {};
   if (isProblemTransport(extensions.problem)) return formatted;
-  // Apollo's own refusals of a request (an automatic persisted query whose hash does not match
-  // its text) carry a 4xx status but no code, which Apollo fills in as INTERNAL_SERVER_ERROR.
-  if (callerStatusOf(error) !== undefined) return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
   const code = extensions.code;
   const unexpected = code === undefined || code === 'INTERNAL_SERVER_ERROR' || code === 'DOWNSTREAM_SERVICE_ERROR';
   if (!unexpected) return opts.hideSuggestions ? withoutSuggestions(formatted) : formatted;
+  // Apollo's own refusals of a request (an automatic persisted query whose hash does not match
+  // its text) carry a 4xx status but no code, which Apollo fills in as INTERNAL_SERVER_ERROR.
+  if (callerStatusOf(error) !== undefined) return { message: formatted.message, extensions: { code: 'BAD_REQUEST' } };
   if (typeof extensions.reference === 'string') {
     return {
       message: 'An unexpected error occurred.',

@@ -53,6 +53,9 @@ describe('formatGatewayError', () => {
   it("passes the caller's GraphQL mistakes as Apollo formats them", () => {
     const formatted = { message: 'Cannot query field "nope" on type "Query".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } };
     expect(formatGatewayError(formatted, undefined, logger)).toBe(formatted);
+    // Apollo gives them a 400 too: their own code stays.
+    const validation = new GraphQLError(formatted.message, { extensions: { code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400, headers: new Map() } } });
+    expect(formatGatewayError(formatted, validation, logger)).toBe(formatted);
   });
 
   it("keeps a subgraph's reference for its unexpected error and says nothing more", () => {
