@@ -959,6 +959,17 @@ describe('the order endpoints', () => {
       expect((await get(order.uuid)).body.data).toEqual(order);
     });
 
+    it('refused with reason unexpected-error when the stock service does not know the call (releases out of step); the order unchanged', async () => {
+      const order = await confirmed();
+      const unknownCall = { errors: [{ message: 'Unknown argument "fence" on field "Mutation.holdStock".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] };
+      for (let i = 1; i <= 10; i++) stockTap.failRequest(stockTap.requests + i, 400, unknownCall);
+      const res = await api.call('PUT', `/orders/${order.uuid}/lines`, { body: { orderLines: lines(['MUG', 5], ['CAP', 1]) } });
+      stockTap.reset();
+      expect(res.status).toBe(409);
+      expect(res.body).toMatchObject({ reason: 'unexpected-error', detail: 'The stock service cannot take this change yet (a release is under way); nothing was changed.' });
+      expect((await get(order.uuid)).body.data).toEqual(order);
+    });
+
     it('refused with reason order-not-amendable for a cancelled order', async () => {
       const order = await draft();
       expect((await api.call('PUT', `/orders/${order.uuid}/cancel`)).status).toBe(200);

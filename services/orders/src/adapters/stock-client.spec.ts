@@ -162,6 +162,8 @@ describe('StockClient: an outage or a failure', () => {
     const err = await answering(400, 'application/json', JSON.stringify({ errors: [{ message: 'Unknown argument "fence" on field "Mutation.releaseHolds".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }));
     expect(err).toBeInstanceOf(StockUnavailableError);
     expect((err as StockUnavailableError).nothingDone).toBe(true);
+    // ...and told apart from an outage: the releases are out of step.
+    expect((err as StockUnavailableError).callUnknown).toBe(true);
   });
 
   it('an answer without the data asked for is a failure too', async () => {

@@ -94,10 +94,17 @@ export class StockUnavailableError extends Error {
    * the stock repair). This change must neither undo its steps nor clear its row.
    */
   readonly fencedOut: boolean;
-  constructor(message: string, options?: ErrorOptions & { nothingDone?: boolean; fencedOut?: boolean }) {
+  /**
+   * Stock answered that it does not know the call (GRAPHQL_VALIDATION_FAILED: this service's
+   * release is ahead of stock's, or stock was rolled back): nothing was done, and it passes once
+   * the versions are in step. Waited out like an outage, but an operator's business.
+   */
+  readonly callUnknown: boolean;
+  constructor(message: string, options?: ErrorOptions & { nothingDone?: boolean; fencedOut?: boolean; callUnknown?: boolean }) {
     super(message, options);
     this.fencedOut = options?.fencedOut ?? false;
-    this.nothingDone = (options?.nothingDone ?? false) || this.fencedOut;
+    this.callUnknown = options?.callUnknown ?? false;
+    this.nothingDone = (options?.nothingDone ?? false) || this.fencedOut || this.callUnknown;
   }
 }
 
@@ -316,7 +323,7 @@ class StockTransport {
       // The stock service does not know the call (a release of orders ahead of stock's, or stock
       // rolled back): nothing was done, and it passes once the versions are in step again.
       if (error.extensions?.code === 'GRAPHQL_VALIDATION_FAILED') {
-        throw new StockUnavailableError(`The stock service does not know this call (its version is behind this service's): ${error.message}`, { nothingDone: true });
+        throw new StockUnavailableError(`The stock service does not know this call (its version is behind this service's): ${error.message}`, { callUnknown: true });
       }
       const reference = error.extensions?.reference;
       throw new StockFailedError(`The stock service failed: ${error.message}`, typeof reference === 'string' ? reference : undefined);

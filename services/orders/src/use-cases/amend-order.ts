@@ -128,6 +128,11 @@ export async function amendOrderLines(
     // temporary failure on our side: rule O5's unexpected-error, with its own detail.
     if (err instanceof Problem && err.problemType === 'unavailable') throw amendmentRefused(refusal('unexpected-error', err.message));
     if (err instanceof Problem) throw err;
+    if (err instanceof StockUnavailableError && err.callUnknown) {
+      // Stock answered, but does not know the call: releases out of step, for an operator to see.
+      deps.logger.error({ err, orderUuid: uuid }, 'amendment refused: the stock service does not know the call (releases out of step)');
+      throw amendmentRefused(refusal('unexpected-error', 'The stock service cannot take this change yet (a release is under way); nothing was changed.'));
+    }
     if (err instanceof StockUnavailableError) {
       // Not a bug of ours: the stock service was out of reach or slow, or a later change won.
       deps.logger.warn({ err, orderUuid: uuid, nothingDone: err.nothingDone }, 'amendment refused: the stock service did not answer');

@@ -14,8 +14,8 @@ export interface TappedUpstream {
   requests: number;
   /** The Authorization header of each request so far, in order (the identity the edge sent). */
   authorizations: string[];
-  /** Answer request number n (from 1) with this status instead of forwarding it. */
-  failRequest(n: number, status?: number): void;
+  /** Answer request number n (from 1) with this status (and this JSON body) instead of forwarding it. */
+  failRequest(n: number, status?: number, json?: unknown): void;
   /** Hold every request this long before forwarding it (a slow upstream). */
   delayMs: number;
   reset(): void;
@@ -24,7 +24,7 @@ export interface TappedUpstream {
 
 export async function tapUpstream(target: string): Promise<TappedUpstream> {
   const targetUrl = new URL(target);
-  const failures = new Map<number, number>();
+  const failures = new Map<number, { status: number; json?: unknown }>();
   const server = http.createServer((req, res) => {
     const n = ++tap.requests;
     tap.authorizations.push(String(req.headers.authorization ?? ''));
@@ -33,7 +33,8 @@ export async function tapUpstream(target: string): Promise<TappedUpstream> {
     req.on('end', () => {
       const failure = failures.get(n);
       if (failure !== undefined) {
-        res.writeHead(failure, { 'content-type': 'text/plain' }).end('broken by the test proxy');
+        if (failure.json !== undefined) res.writeHead(failure.status, { 'content-type': 'application/json' }).end(JSON.stringify(failure.json));
+        else res.writeHead(failure.status, { 'content-type': 'text/plain' }).end('broken by the test proxy');
         return;
       }
       if (tap.delayMs > 0) setTimeout(() => forward(), tap.delayMs);
@@ -58,8 +59,8 @@ export async function tapUpstream(target: string): Promise<TappedUpstream> {
     requests: 0,
     authorizations: [],
     delayMs: 0,
-    failRequest(n, status = 503) {
-      failures.set(n, status);
+    failRequest(n, status = 503, json) {
+      failures.set(n, { status, json });
     },
     reset() {
       failures.clear();
