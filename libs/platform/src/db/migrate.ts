@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import type { Logger } from '../logging';
+import { CONNECTION_DEFAULTS } from './pool';
 
 /** Migrations every service schema gets: the outbox and inbox tables. */
 export const PLATFORM_MIGRATIONS_DIR = path.resolve(__dirname, '../../migrations');
@@ -51,7 +52,7 @@ const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 export async function migrate(opts: MigrateOptions): Promise<MigrationResult> {
   if (!SCHEMA_NAME.test(opts.schema)) throw new Error(`Invalid schema name: ${opts.schema}`);
   const files = await listMigrations(opts.sources);
-  const client = new pg.Client({ connectionString: opts.connectionString });
+  const client = new pg.Client({ ...CONNECTION_DEFAULTS, connectionString: opts.connectionString });
   await client.connect();
   const result: MigrationResult = { applied: [], skipped: [] };
   try {

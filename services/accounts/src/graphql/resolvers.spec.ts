@@ -5,7 +5,7 @@ describe('accounts resolvers: credentials changing hands are logged, the token n
     const lines: { obj: Record<string, unknown>; msg: string }[] = [];
     const logger = { info: (obj: Record<string, unknown>, msg: string) => void lines.push({ obj, msg }) };
     const issued = { token: 'pft_secret-token-value', apiToken: { id: 'tok-2', prefix: 'pft_secr', channelId: 'acme-shop', createdAt: new Date() }, revokedTokenId: 'tok-1' };
-    const accounts = { issueApiToken: async () => issued, revokeApiToken: async () => true };
+    const accounts = { issueApiToken: async () => issued, revokeApiToken: async () => 'tok-2' };
     const ctx = { identity: { kind: 'backoffice', teamCode: 'acme', userId: 'ann' }, logger, accounts } as unknown as AccountsContext;
     return { ctx, lines, issued };
   }
@@ -20,9 +20,13 @@ describe('accounts resolvers: credentials changing hands are logged, the token n
     expect(JSON.stringify(lines)).not.toContain(issued.token);
   });
 
-  it('a revoked token: which channel, who', async () => {
+  it('a revoked token: which channel, which token, who; nothing when there was none to revoke', async () => {
     const { ctx, lines } = context();
     expect(await mutation('revokeApiToken')(undefined, { channelId: 'acme-shop' }, ctx)).toBe(true);
-    expect(lines).toEqual([{ msg: 'API token revoked', obj: { channelId: 'acme-shop', actor: 'backoffice:ann' } }]);
+    expect(lines).toEqual([{ msg: 'API token revoked', obj: { channelId: 'acme-shop', tokenId: 'tok-2', actor: 'backoffice:ann' } }]);
+    const none = context();
+    (none.ctx.accounts as unknown as { revokeApiToken: () => Promise<null> }).revokeApiToken = async () => null;
+    expect(await mutation('revokeApiToken')(undefined, { channelId: 'acme-shop' }, none.ctx)).toBe(false);
+    expect(none.lines).toEqual([]);
   });
 });

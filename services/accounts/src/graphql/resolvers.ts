@@ -43,9 +43,9 @@ export const resolvers: GraphQLResolverMap<AccountsContext> = {
       return issued;
     },
     revokeApiToken: async (_: unknown, args: { channelId: string }, ctx: AccountsContext) => {
-      const revoked = await ctx.accounts.revokeApiToken(ctx.identity, args.channelId);
-      if (revoked) ctx.logger.info({ channelId: args.channelId, actor: actorOf(ctx.identity) }, 'API token revoked');
-      return revoked;
+      const revokedTokenId = await ctx.accounts.revokeApiToken(ctx.identity, args.channelId);
+      if (revokedTokenId) ctx.logger.info({ channelId: args.channelId, tokenId: revokedTokenId, actor: actorOf(ctx.identity) }, 'API token revoked');
+      return revokedTokenId !== null;
     },
   },
   Team: {

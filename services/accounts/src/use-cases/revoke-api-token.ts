@@ -6,17 +6,18 @@ import { lockChannel, revokeLiveToken } from '../repositories/accounts-repositor
 import { changeWithEvents, nowOf, type AccountsDeps } from './deps';
 
 /**
- * Revokes the channel's live token outright (`api-token.revoked`). Returns whether there was one.
- * Allowed on the Standard channel too, to clear a token stored there before tokens were refused.
+ * Revokes the channel's live token outright (`api-token.revoked`). Returns the id of the token it
+ * revoked, null when there was none. Allowed on the Standard channel too, to clear a token stored
+ * there before tokens were refused.
  */
-export async function revokeApiToken(deps: AccountsDeps, identity: Identity, channelId: string): Promise<boolean> {
+export async function revokeApiToken(deps: AccountsDeps, identity: Identity, channelId: string): Promise<string | null> {
   return changeWithEvents(deps, async (tx) => {
     const channel = await lockChannel(tx, channelId);
     authoriseChannelAdministration(identity, channelId, channel);
     const tokenId = await revokeLiveToken(tx, channelId, nowOf(deps));
-    if (!tokenId) return { result: false, events: [] };
+    if (!tokenId) return { result: null, events: [] };
     return {
-      result: true,
+      result: tokenId,
       events: [newEvent(ApiTokenRevoked, channelId, { tokenId, channelId, teamCode: channel!.teamCode })],
     };
   });

@@ -135,7 +135,7 @@ export function errorHandler(logger: Logger, notFoundDetailOf: (path: string) =>
     if (isOutage(err)) {
       // Every request fails so while it lasts: one short line each (support looks answers up by
       // their reference), at warn and without a stack, so the outage does not bury real errors.
-      const cause = err instanceof UpstreamError ? { upstream: err.upstream, cause: err.message } : { cause: (err as Error).message };
+      const cause = err instanceof UpstreamError ? { upstream: err.upstream, operation: err.details.operation, cause: err.message } : { cause: (err as Error).message };
       logger.warn({ ...context, ...cause }, 'upstream unavailable: answered 500');
     } else {
       logger.error({ err, ...context, ...(err instanceof UpstreamError ? { upstream: err.upstream } : {}) }, 'unexpected error');

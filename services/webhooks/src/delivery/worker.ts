@@ -88,10 +88,12 @@ export class DeliveryWorker {
   private lastCleanup = 0;
   private removeMetricSources: (() => void)[] = [];
   private readonly claimFailures: LoopFailureLog;
+  private readonly recordFailures: LoopFailureLog;
 
   constructor(private readonly opts: DeliveryWorkerOptions) {
     this.maxAttempts = maxAttempts(opts.retryDelays);
     this.claimFailures = new LoopFailureLog(opts.logger, 'webhook delivery worker failed to claim');
+    this.recordFailures = new LoopFailureLog(opts.logger, 'could not record webhook attempts; retrying');
     this.channels = new ChannelLoad(Math.max(1, Math.min(opts.perChannelConcurrency ?? opts.concurrency, opts.concurrency)), opts.slowAttemptMs ?? 1000, {
       // Half the worker at most for slow channels together: the other half keeps the fast ones going.
       slowTotal: Math.max(1, Math.floor(opts.concurrency / 2)),
@@ -289,7 +291,7 @@ export class DeliveryWorker {
           this.toRecord.unshift(...batch);
           failures += 1;
           const delay = Math.min(10_000, 100 * 2 ** Math.min(failures, 7));
-          this.opts.logger.error({ err, attempts: batch.length, retryInMs: delay }, 'could not record webhook attempts; retrying');
+          this.recordFailures.failed(err, { attempts: batch.length, retryInMs: delay });
           await new Promise((r) => setTimeout(r, delay));
         }
       }
