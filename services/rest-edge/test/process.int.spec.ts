@@ -7,6 +7,7 @@ import { testInfra, uniqueSuffix } from '@pf/platform/testing/infra';
 import http from 'node:http';
 import { closeServer, Lifecycle, listen } from '@pf/platform/http/lifecycle';
 import { serviceRootApp } from '@pf/platform/service/root-app';
+import { tcpRelay } from '@pf/platform/testing/tcp-relay';
 import { PROBLEM_TYPE_BASE } from '@pf/platform/problems';
 import { restEdgeService } from '../src';
 import { startRestEdgeProcess, type RestEdgeProcess } from '../src/process';
@@ -87,12 +88,7 @@ describe('rest-edge process', () => {
   });
 
   it('is not ready while the gateway does not answer', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port: p } = s.address() as net.AddressInfo;
-        s.close(() => resolve(p));
-      });
-    });
+    const port = await freePort();
     const { url } = await start({ GATEWAY_URL: `http://127.0.0.1:${port}/graphql` });
     const ready = await get(`${url}/readyz`);
     expect(ready.status).toBe(503);
@@ -103,25 +99,10 @@ describe('rest-edge process', () => {
   it('once its upstreams answered, stays ready through a gateway outage: each request answers it (500 with a reference), the pods stay in service', async () => {
     // A TCP relay in front of the gateway, to take it away.
     const target = new URL(sys.gatewayUrl);
-    const links = new Set<net.Socket>();
-    const relay = net.createServer((client) => {
-      const upstream = net.connect(Number(target.port), target.hostname);
-      links.add(client).add(upstream);
-      client.pipe(upstream).pipe(client);
-      const drop = () => {
-        client.destroy();
-        upstream.destroy();
-      };
-      client.on('error', drop).on('close', drop);
-      upstream.on('error', drop).on('close', drop);
-    });
-    const relayPort = await new Promise<number>((resolve) => relay.listen(0, '127.0.0.1', () => resolve((relay.address() as net.AddressInfo).port)));
-    const { url } = await start({ GATEWAY_URL: `http://127.0.0.1:${relayPort}${target.pathname}` });
+    const relay = await tcpRelay({ host: target.hostname, port: Number(target.port) });
+    const { url } = await start({ GATEWAY_URL: `http://127.0.0.1:${relay.port}${target.pathname}` });
     expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
-    await new Promise<void>((resolve) => {
-      relay.close(() => resolve());
-      for (const socket of links) socket.destroy();
-    });
+    await relay.cut();
     expect(await get(`${url}/readyz`)).toMatchObject({ status: 200, body: { status: 'ready' } });
     const channel = await get(`${url}/v1/channels/acme-shop/`, acme.shop!.token);
     expect(channel).toMatchObject({ status: 500, body: { status: 500, reference: expect.any(String) } });

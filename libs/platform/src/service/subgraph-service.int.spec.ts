@@ -1,35 +1,18 @@
-import net from 'node:net';
 import { parse } from 'graphql';
 import { InMemoryEventBus } from '../bus/memory';
 import { createLogger } from '../logging';
 import { testInfra } from '../testing/infra';
+import { tcpRelay } from '../testing/tcp-relay';
 import { createSubgraphService } from './subgraph-service';
 
-/** A TCP relay to Postgres that can be taken away, connections and all. */
+/** A relay to the test Postgres that can be taken away, and the URL that goes through it. */
 async function postgresRelay(): Promise<{ url: string; cut(): Promise<void> }> {
   const target = new URL(testInfra.postgresAdminUrl);
-  const links = new Set<net.Socket>();
-  const relay = net.createServer((client) => {
-    const upstream = net.connect(Number(target.port || 5432), target.hostname);
-    for (const s of [client, upstream]) {
-      links.add(s);
-      s.on('error', () => s.destroy());
-      s.on('close', () => links.delete(s));
-    }
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const relay = await tcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
   const url = new URL(testInfra.postgresAdminUrl);
   url.hostname = '127.0.0.1';
-  url.port = String((relay.address() as net.AddressInfo).port);
-  return {
-    url: url.toString(),
-    cut: () =>
-      new Promise<void>((resolve) => {
-        for (const s of links) s.destroy();
-        relay.close(() => resolve());
-      }),
-  };
+  url.port = String(relay.port);
+  return { url: url.toString(), cut: relay.cut };
 }
 
 function service(databaseUrl: string) {
