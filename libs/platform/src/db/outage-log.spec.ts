@@ -1,14 +1,10 @@
+import { recordingLogger } from '../testing/recorded-logs';
 import { LoopFailureLog } from './outage-log';
 
 describe('LoopFailureLog', () => {
-  function recorder() {
-    const lines: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
-    const record = (level: string) => (obj: Record<string, unknown>, msg: string) => void lines.push({ level, obj, msg });
-    return { lines, logger: { warn: record('warn'), error: record('error') } as never };
-  }
 
   it('reports a database outage at warn once per 10 s, counting the rounds held back', () => {
-    const { lines, logger } = recorder();
+    const { lines, logger } = recordingLogger();
     let now = 1_000_000;
     const log = new LoopFailureLog(logger, 'order timer worker could not claim timers', () => now);
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
@@ -23,7 +19,7 @@ describe('LoopFailureLog', () => {
   });
 
   it('reports anything else at error, every time', () => {
-    const { lines, logger } = recorder();
+    const { lines, logger } = recordingLogger();
     const log = new LoopFailureLog(logger, 'stock window worker failed');
     const bug = new TypeError('x is not a function');
     log.failed(bug);

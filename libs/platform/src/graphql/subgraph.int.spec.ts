@@ -2,16 +2,14 @@ import http from 'node:http';
 import { parse } from 'graphql';
 import { closeServer, listen } from '../http/lifecycle';
 import { signIdentity, type JwtSignOptions } from '../identity';
+import { recordingLogger } from '../testing/recorded-logs';
 import { createSubgraph } from './subgraph';
 
 const jwt: JwtSignOptions = { algorithm: 'HS256', key: 'subgraph-test-key', issuer: 'pf-test', audience: 'pf-test', expiresInSeconds: 60 };
 
 describe('a subgraph logs the request id with what a request met', () => {
   it("an unexpected error and an outage each carry the caller's x-request-id", async () => {
-    const lines: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
-    const logger: Record<string, unknown> = {};
-    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) logger[level] = (obj: Record<string, unknown>, msg: string) => void lines.push({ level, obj, msg });
-    logger.child = () => logger;
+    const { logger, lines } = recordingLogger();
     const { app, server } = await createSubgraph({
       name: 'probe',
       typeDefs: parse('type Query { broken: String, outage: String }'),
@@ -26,7 +24,7 @@ describe('a subgraph logs the request id with what a request met', () => {
         },
       },
       jwt,
-      logger: logger as never,
+      logger,
     });
     const httpServer = http.createServer(app);
     const port = await listen(httpServer, 0, '127.0.0.1');

@@ -10,6 +10,7 @@ import type { EventEnvelope } from '../events/envelope';
 import { TOPICS } from '../events/topics';
 import { createLogger } from '../logging';
 import { createTestDatabase, eventually, freePort, testInfra, uniqueSuffix, type TestDatabase } from '../testing/infra';
+import { recordingLogger } from '../testing/recorded-logs';
 import { applyOnce } from './inbox';
 import { appendToOutbox, newEvent } from './outbox';
 import { OutboxRelay } from './relay';
@@ -396,19 +397,16 @@ describe('outbox relay (real Postgres and Kafka)', () => {
   });
 
   it('a database out of reach is an outage, not an error: a warn line per 10 s while the relay keeps trying', async () => {
-    const lines: { level: string; msg: string }[] = [];
-    const recorder: Record<string, unknown> = {};
-    for (const level of ['trace', 'debug', 'info', 'warn', 'error', 'fatal']) recorder[level] = (_obj: unknown, msg: string) => void lines.push({ level, msg });
-    recorder.child = () => recorder;
+    const { logger: recorder, lines } = recordingLogger();
     const closed = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/x`, max: 1 });
-    const relay = new OutboxRelay({ pool: closed, schema: 't', bus: producerBus, logger: recorder as never, pollIntervalMs: 100 });
+    const relay = new OutboxRelay({ pool: closed, schema: 't', bus: producerBus, logger: recorder, pollIntervalMs: 100 });
     relays.push(relay);
     await relay.start();
     await eventually(async () => (lines.filter((l) => l.msg.startsWith('outbox relay failed to publish')).length > 0 ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await relay.stop();
     await closed.end();
-    const failures = lines.filter((l) => l.msg.startsWith('outbox relay failed to publish'));
+    const failures = lines.filter((l) => l.msg.startsWith('outbox relay failed to publish')).map(({ level, msg }) => ({ level, msg }));
     expect(failures).toEqual([{ level: 'warn', msg: 'outbox relay failed to publish: database unavailable (one line per 10 s)' }]);
   });
 });

@@ -1,5 +1,6 @@
 import { error as validatorErrors } from 'express-openapi-validator';
 import { Problem } from '@pf/platform/problems';
+import { recordingLogger } from '@pf/platform/testing/recorded-logs';
 import type { Request, Response } from 'express';
 import { UpstreamError, UpstreamUnreachableError } from '../upstream/graphql';
 import { answerFor, errorHandler } from './errors';
@@ -69,9 +70,7 @@ describe('answerFor', () => {
 describe('errorHandler', () => {
   /** Runs the handler on `err` and answers the logged lines and the answer's status and body. */
   function handle(err: unknown) {
-    const lines: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
-    const record = (level: string) => (obj: Record<string, unknown>, msg: string) => void lines.push({ level, obj, msg });
-    const logger = { warn: record('warn'), error: record('error') } as never;
+    const { logger, lines } = recordingLogger();
     const answer: { status?: number; body?: string } = {};
     const res = {
       headersSent: false,
