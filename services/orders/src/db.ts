@@ -1,6 +1,6 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
-import { CONNECTION_DEFAULTS, openPool } from '@pf/platform/db/pool';
+import { CONNECTION_DEFAULTS, idleInTransactionBound, openPool } from '@pf/platform/db/pool';
 import type { Logger } from '@pf/platform/logging';
 import { PrismaClient } from './generated/prisma/client';
 
@@ -16,10 +16,12 @@ export function createPrismaClient(databaseUrl: string, poolMax = 4): PrismaClie
 
 /**
  * The pg pool of the use cases: the order paths are typed raw SQL (Prisma's nested writes cost
- * several times more per order on the hot path).
+ * several times more per order on the hot path). A change calls stock inside its transaction (a
+ * hold, then perhaps its compensations), so the server ends an idle transaction only well past
+ * `stockTimeoutMs` (the same four calls the stock repair allows a change: ORDERS_STOCK_REPAIR_AFTER_MS).
  */
-export function createPool(databaseUrl: string, max = 10, logger?: Logger): pg.Pool {
-  return openPool({ connectionString: databaseUrl, max }, logger, 'orders');
+export function createPool(databaseUrl: string, max = 10, logger?: Logger, stockTimeoutMs = 10_000): pg.Pool {
+  return openPool({ connectionString: databaseUrl, max, idle_in_transaction_session_timeout: idleInTransactionBound(stockTimeoutMs) }, logger, 'orders');
 }
 
 /**

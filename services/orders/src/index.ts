@@ -46,7 +46,7 @@ export const ordersService: ServiceDefinition = {
     }
     const signingKey = serviceSigningKey(cfg.JWT_SIGNING_KEY, deps.jwt, 'signs the service JWT for the stock subgraph');
     const prisma = createPrismaClient(deps.databaseUrl, cfg.ORDERS_PRISMA_POOL_MAX);
-    const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX, deps.logger);
+    const pool = createPool(deps.databaseUrl, cfg.ORDERS_DB_POOL_MAX, deps.logger, cfg.STOCK_TIMEOUT_MS);
     const stock = new StockClient({
       url: cfg.STOCK_URL,
       timeoutMs: cfg.STOCK_TIMEOUT_MS,

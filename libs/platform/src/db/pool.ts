@@ -7,13 +7,30 @@ import type { Logger } from '../logging';
  *   hard fail-over, a partitioned node) is noticed by the connections waiting on it, the LISTEN
  *   ones included, instead of after the kernel's two hours;
  * - at most 10 s to get a connection (opening one, or waiting for a free one): a server that does
- *   not answer is an outage the caller answers (`unavailable`), not a request that hangs.
+ *   not answer is an outage the caller answers (`unavailable`), not a request that hangs;
+ * - a transaction left idle for a minute is ended by the server (`idle_in_transaction_session_timeout`):
+ *   a process that stopped in the middle of a change (frozen, or cut off by the network, which the
+ *   server's own keep-alive notices only after two hours) no longer keeps its row locks (a hold's
+ *   products, an order's row, a relay's publisher lock) from every other replica. Its change rolls
+ *   back; the client learns it at its next statement. No change waits that long between two
+ *   statements, except where it waits on another service inside its transaction: such a pool sets
+ *   its own bound above that wait (orders: {@link idleInTransactionBound}).
  */
 export const CONNECTION_DEFAULTS = {
   keepAlive: true,
   keepAliveInitialDelayMillis: 10_000,
   connectionTimeoutMillis: 10_000,
+  idle_in_transaction_session_timeout: 60_000,
 } as const satisfies pg.PoolConfig;
+
+/**
+ * The idle-in-transaction bound of a pool whose transactions wait on calls to another service
+ * (each at most `callTimeoutMs`): room for `calls` of them back to back (a step and the
+ * compensations after it), never below the default.
+ */
+export function idleInTransactionBound(callTimeoutMs: number, calls = 4): number {
+  return Math.max(CONNECTION_DEFAULTS.idle_in_transaction_session_timeout, calls * callTimeoutMs);
+}
 
 /**
  * A pg pool (with {@link CONNECTION_DEFAULTS}) whose idle connections may fail without ending the process: when the server closes
