@@ -21,7 +21,7 @@ export const ordersConfigShape = {
   ORDERS_TIMER_MAX_ATTEMPTS: env.int(8, 1, 1000),
   /** The stock subgraph, called directly for holds (with a service identity this service signs). */
   STOCK_URL: env.url('http://127.0.0.1:4103/graphql'),
-  /** Time limit of one call to the stock subgraph. */
+  /** Time limit of one call to the stock subgraph (the server ends a change idle in its transaction for four of them, at least a minute). */
   STOCK_TIMEOUT_MS: env.int(10_000, 100, 120_000),
   /** How often the stock repair looks for changes that called the stock service and never finished. */
   ORDERS_STOCK_REPAIR_INTERVAL_MS: env.int(30_000, 100, 3_600_000),
