@@ -329,6 +329,14 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(problems).toEqual([]);
   });
 
+  test('Postgres notices a vanished client within minutes (server TCP keep-alive, connection checks): its connections do not hold its role\'s limit for hours', () => {
+    const parameters = ofKind(objects, 'Cluster')[0]!.spec.postgresql.parameters as Record<string, string>;
+    const idle = Number(parameters.tcp_keepalives_idle);
+    const probes = Number(parameters.tcp_keepalives_interval) * Number(parameters.tcp_keepalives_count);
+    expect(idle > 0 && probes > 0 && idle + probes <= 300).toBe(true);
+    expect(parameters.client_connection_check_interval).toMatch(/^[1-9]\d*s$/);
+  });
+
   if (overlay === 'prod') {
     test('prod: at least 2 replicas of every service, spread by anti-affinity, released (not dev) images', () => {
       for (const svc of SERVICES) {
