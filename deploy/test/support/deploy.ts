@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import type { z } from 'zod';
 import { processConfigShape } from '@pf/platform/service/process';
 import { accountsConfigShape } from '../../../services/accounts/src/config';
@@ -108,21 +109,47 @@ export function requireKubectl(): void {
   kubectlChecked = kustomize;
 }
 
-const rendered = new Map<Overlay, K8sObject[]>();
+const rendered = new Map<string, K8sObject[]>();
 
-/** `kubectl kustomize deploy/k8s/overlays/<overlay>`, parsed; cached per test file. */
-export function render(overlay: Overlay): K8sObject[] {
-  const cached = rendered.get(overlay);
+/**
+ * `kubectl kustomize deploy/k8s/overlays/<overlay>`, parsed; cached per test file. With
+ * `components` (folders under deploy/k8s/components), the overlay as an operator extends it:
+ * the components added, in the overlay's namespace.
+ */
+export function render(overlay: Overlay, components: readonly string[] = []): K8sObject[] {
+  const key = [overlay, ...components].join('+');
+  const cached = rendered.get(key);
   if (cached) return cached;
   requireKubectl();
   const dir = path.join(ROOT, 'deploy', 'k8s', 'overlays', overlay);
-  const run = spawnSync('kubectl', ['kustomize', dir], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
-  if (run.error || run.status !== 0) {
-    throw new Error(`kubectl kustomize ${path.relative(ROOT, dir)} failed:\n${run.error?.message ?? run.stderr}`);
+  let target = dir;
+  if (components.length > 0) {
+    // kustomize takes only relative paths to other kustomizations.
+    target = mkdtempSync(path.join(tmpdir(), `pf-k8s-${overlay}-`));
+    const namespace = (parseYamlStream(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8'), overlay)[0] as { namespace?: string }).namespace;
+    const rel = (p: string) => path.relative(target, p);
+    writeFileSync(
+      path.join(target, 'kustomization.yaml'),
+      stringify({
+        apiVersion: 'kustomize.config.k8s.io/v1beta1',
+        kind: 'Kustomization',
+        ...(namespace ? { namespace } : {}),
+        resources: [rel(dir)],
+        components: components.map((c) => rel(path.join(ROOT, 'deploy', 'k8s', 'components', c))),
+      }),
+    );
   }
-  const objects = parseYamlStream(run.stdout, `overlay ${overlay}`) as K8sObject[];
-  rendered.set(overlay, objects);
-  return objects;
+  try {
+    const run = spawnSync('kubectl', ['kustomize', target], { encoding: 'utf8', timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+    if (run.error || run.status !== 0) {
+      throw new Error(`kubectl kustomize ${key} failed:\n${run.error?.message ?? run.stderr}`);
+    }
+    const objects = parseYamlStream(run.stdout, `overlay ${key}`) as K8sObject[];
+    rendered.set(key, objects);
+    return objects;
+  } finally {
+    if (target !== dir) rmSync(target, { recursive: true, force: true });
+  }
 }
 
 export function parseYamlStream(text: string, what: string): unknown[] {
