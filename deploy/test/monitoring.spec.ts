@@ -1,5 +1,5 @@
 // The optional monitoring component (deploy/k8s/components/monitoring) on each overlay, as an
-// operator adds it: its PodMonitor scrapes every service where it serves GET /metrics, and every
+// operator adds it: its PodMonitors scrape every service where it serves GET /metrics and the two exporters the alerts read, and every
 // alert parses as PromQL, reads only series that exist (ours as the code defines them, the
 // exporters' as listed below), stays on the services' own job and says what to do.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -85,15 +85,34 @@ describe.each(OVERLAYS)('monitoring component on overlay %s', (overlay) => {
     added = objects.filter((o) => !plain.has(`${o.kind}/${o.metadata.name}`));
   });
 
-  test('adds a PodMonitor and a PrometheusRule, in the overlay\'s namespace, and changes nothing else', () => {
-    expect(added.map((o) => `${o.apiVersion} ${o.kind}`).sort()).toEqual(['monitoring.coreos.com/v1 PodMonitor', 'monitoring.coreos.com/v1 PrometheusRule']);
+  test('adds three PodMonitors (the services, Postgres, the Kafka exporter) and a PrometheusRule, in the overlay\'s namespace, and changes nothing else', () => {
+    expect(added.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual([
+      'PodMonitor/pf-kafka-exporter',
+      'PodMonitor/pf-postgres',
+      'PodMonitor/pf-services',
+      'PrometheusRule/pf-alerts',
+    ]);
+    for (const o of added) expect(o.apiVersion).toBe('monitoring.coreos.com/v1');
     const namespace = named(objects, 'Deployment', 'orders').metadata.namespace;
     for (const o of added) expect(o.metadata.namespace).toBe(namespace);
-    expect(objects.length).toBe(render(overlay).length + 2);
+    expect(objects.length).toBe(render(overlay).length + added.length);
   });
 
-  test('the PodMonitor scrapes every service\'s pods (not the migration Jobs\') on the port their annotations name, under job "pf"', () => {
-    const monitor = ofKind(added, 'PodMonitor')[0]!;
+  test('the exporters\' PodMonitors select the pods the operators make for this Postgres cluster and this Kafka cluster', () => {
+    const cluster = ofKind(objects, 'Cluster')[0]!.metadata.name;
+    const kafka = ofKind(objects, 'Kafka')[0]!;
+    expect(kafka.spec.kafkaExporter).toBeDefined();
+    // CloudNativePG labels its instances cnpg.io/cluster=<cluster>; Strimzi names the exporter <kafka>-kafka-exporter.
+    expect(named(added, 'PodMonitor', 'pf-postgres').spec.selector.matchLabels).toEqual({ 'cnpg.io/cluster': cluster });
+    expect(named(added, 'PodMonitor', 'pf-kafka-exporter').spec.selector.matchLabels).toEqual({ 'strimzi.io/name': `${kafka.metadata.name}-kafka-exporter` });
+    // The Postgres NetworkPolicy admits Prometheus on the exporter's port.
+    const postgresPolicy = named(objects, 'NetworkPolicy', 'pf-postgres');
+    const ports = (postgresPolicy.spec.ingress as { ports?: { port: number }[] }[]).flatMap((r) => r.ports ?? []).map((p) => p.port);
+    expect(ports).toContain(9187);
+  });
+
+  test('the services\' PodMonitor scrapes every service\'s pods (not the migration Jobs\') on the port their annotations name, under job "pf"', () => {
+    const monitor = named(added, 'PodMonitor', 'pf-services');
     const [endpoint] = monitor.spec.podMetricsEndpoints as { port: string; path: string }[];
     expect(monitor.spec.podMetricsEndpoints).toHaveLength(1);
     for (const svc of Object.keys(SERVICE_DIRS)) {
