@@ -19,6 +19,7 @@ const EXPORTER_SERIES = new Set([
   'kafka_topic_partition_leader',
   'kafka_topic_partitions',
   'cnpg_pg_stat_archiver_failed_count',
+  'cnpg_backends_total',
 ]);
 
 /** Metric names our code registers (`name: '...'` of prom-client metrics and ScrapedGauges), and prom-client's defaults. */
@@ -153,6 +154,14 @@ describe.each(OVERLAYS)('monitoring component on overlay %s', (overlay) => {
       if (!rule.annotations?.summary || !rule.annotations.description) problems.push(`${name}: summary or description missing`);
     }
     expect(problems).toEqual([]);
+  });
+
+  test('the connection alert watches every service role at 80 % of the connectionLimit the Cluster gives it', () => {
+    const rules = (ofKind(added, 'PrometheusRule')[0]!.spec.groups as { rules: Rule[] }[]).flatMap((g) => g.rules);
+    const expr = rules.find((r) => r.alert === 'PfPostgresRoleNearConnectionLimit')!.expr;
+    const thresholds = Object.fromEntries([...expr.matchAll(/cnpg_backends_total\{usename="([a-z_]+)"\}\) > (\d+)/g)].map((m) => [m[1], Number(m[2])]));
+    const roles = ofKind(objects, 'Cluster')[0]!.spec.managed.roles as { name: string; connectionLimit: number }[];
+    expect(thresholds).toEqual(Object.fromEntries(roles.map((r) => [r.name, Math.floor(r.connectionLimit * 0.8)])));
   });
 
   test('the checks above would notice a broken rule', () => {
