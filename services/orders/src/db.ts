@@ -15,13 +15,23 @@ export function createPrismaClient(databaseUrl: string, poolMax = 4): PrismaClie
 }
 
 /**
+ * How many stock calls one change may wait on back to back (a step, then the compensations of
+ * the steps before it): what the stock repair's age (ORDERS_STOCK_REPAIR_AFTER_MS) and the pool's
+ * idle-in-transaction bound each allow a change, in STOCK_TIMEOUT_MS.
+ */
+export const STOCK_CALLS_PER_CHANGE = 4;
+
+/**
  * The pg pool of the use cases: the order paths are typed raw SQL (Prisma's nested writes cost
- * several times more per order on the hot path). A change calls stock inside its transaction (a
- * hold, then perhaps its compensations), so the server ends an idle transaction only well past
- * `stockTimeoutMs` (the same four calls the stock repair allows a change: ORDERS_STOCK_REPAIR_AFTER_MS).
+ * several times more per order on the hot path). A change calls stock inside its transaction, so
+ * the server ends an idle transaction only after {@link STOCK_CALLS_PER_CHANGE} stock calls.
  */
 export function createPool(databaseUrl: string, max = 10, logger?: Logger, stockTimeoutMs = 10_000): pg.Pool {
-  return openPool({ connectionString: databaseUrl, max, idle_in_transaction_session_timeout: idleInTransactionBound(stockTimeoutMs) }, logger, 'orders');
+  return openPool(
+    { connectionString: databaseUrl, max, idle_in_transaction_session_timeout: idleInTransactionBound(stockTimeoutMs, STOCK_CALLS_PER_CHANGE) },
+    logger,
+    'orders',
+  );
 }
 
 /**

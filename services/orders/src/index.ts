@@ -4,7 +4,7 @@ import type { ServiceDefinition } from '@pf/platform/service/service';
 import { createSubgraphService } from '@pf/platform/service/subgraph-service';
 import { StockClient, type StockApi } from './adapters/stock-client';
 import { loadOrdersConfig } from './config';
-import { createJournalPool, createPool, createPrismaClient, ORDERS_SCHEMA } from './db';
+import { createJournalPool, createPool, createPrismaClient, ORDERS_SCHEMA, STOCK_CALLS_PER_CHANGE } from './db';
 import { consumeReadModels } from './events/read-model-consumer';
 import { consumeStockFigures } from './events/stock-figures-consumer';
 import { ordersContext, resolvers, type OrdersContext } from './graphql/resolvers';
@@ -35,7 +35,7 @@ export const ordersService: ServiceDefinition = {
   defaultPort: 4104,
   async create(deps) {
     const cfg = loadOrdersConfig(deps.env);
-    if (cfg.ORDERS_STOCK_REPAIR_AFTER_MS < 4 * cfg.STOCK_TIMEOUT_MS) {
+    if (cfg.ORDERS_STOCK_REPAIR_AFTER_MS < STOCK_CALLS_PER_CHANGE * cfg.STOCK_TIMEOUT_MS) {
       // A change's journal row dates from its first stock call, and a change may make several. The
       // repair would fence out (and fail) a change still running; an order being created has no
       // row the repair could find locked.

@@ -84,8 +84,8 @@ describe('openPool (real Postgres)', () => {
   });
 
   it('a pool whose transactions wait on another service allows four such calls between two statements, never less than the default', () => {
-    expect(idleInTransactionBound(10_000)).toBe(60_000);
-    expect(idleInTransactionBound(30_000)).toBe(120_000);
+    expect(idleInTransactionBound(10_000, 4)).toBe(60_000);
+    expect(idleInTransactionBound(30_000, 4)).toBe(120_000);
     expect(idleInTransactionBound(30_000, 1)).toBe(60_000);
   });
 });

@@ -28,7 +28,7 @@ export const CONNECTION_DEFAULTS = {
  * (each at most `callTimeoutMs`): room for `calls` of them back to back (a step and the
  * compensations after it), never below the default.
  */
-export function idleInTransactionBound(callTimeoutMs: number, calls = 4): number {
+export function idleInTransactionBound(callTimeoutMs: number, calls: number): number {
   return Math.max(CONNECTION_DEFAULTS.idle_in_transaction_session_timeout, calls * callTimeoutMs);
 }
 
