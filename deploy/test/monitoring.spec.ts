@@ -1,7 +1,8 @@
 // The optional monitoring component (deploy/k8s/components/monitoring) on each overlay, as an
-// operator adds it: its PodMonitors scrape every service where it serves GET /metrics and the two exporters the alerts read, and every
-// alert parses as PromQL, reads only series that exist (ours as the code defines them, the
-// exporters' as listed below), stays on the services' own job and says what to do.
+// operator adds it: its PodMonitors scrape every service where it serves GET /metrics and the two
+// exporters the alerts read, and every alert parses as PromQL, reads only series that exist (ours
+// as the code defines them, the exporters' as listed below), stays on the services' own job and
+// says what to do.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { parser as PromqlParser } from '@prometheus-io/lezer-promql' with { 'resolution-mode': 'import' };
@@ -22,8 +23,11 @@ const EXPORTER_SERIES = new Set([
   'cnpg_backends_total',
 ]);
 
-/** Metric names our code registers (`name: '...'` of prom-client metrics and ScrapedGauges), and prom-client's defaults. */
+let metricNames: Set<string> | undefined;
+
+/** Metric names our code registers (`name: '...'` of prom-client metrics and ScrapedGauges), and prom-client's defaults; read once. */
 function ourMetricNames(): Set<string> {
+  if (metricNames) return metricNames;
   const names = new Set<string>();
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir)) {
@@ -39,6 +43,7 @@ function ourMetricNames(): Set<string> {
   const defaults = new client.Registry();
   client.collectDefaultMetrics({ register: defaults });
   for (const m of defaults.getMetricsAsArray()) names.add(m.name);
+  metricNames = names;
   return names;
 }
 
@@ -80,10 +85,12 @@ interface Rule {
 describe.each(OVERLAYS)('monitoring component on overlay %s', (overlay) => {
   let objects: K8sObject[];
   let added: K8sObject[];
+  let rules: Rule[];
   beforeAll(() => {
     objects = render(overlay, ['monitoring']);
     const plain = new Set(render(overlay).map((o) => `${o.kind}/${o.metadata.name}`));
     added = objects.filter((o) => !plain.has(`${o.kind}/${o.metadata.name}`));
+    rules = (ofKind(added, 'PrometheusRule')[0]!.spec.groups as { rules: Rule[] }[]).flatMap((g) => g.rules);
   });
 
   test('adds three PodMonitors (the services, Postgres, the Kafka exporter) and a PrometheusRule, in the overlay\'s namespace, and changes nothing else', () => {
@@ -133,7 +140,6 @@ describe.each(OVERLAYS)('monitoring component on overlay %s', (overlay) => {
   test('every alert parses, reads only series that exist, keeps our series to job "pf", and has a duration, a severity, a summary and a description', () => {
     const ours = ourMetricNames();
     const exists = (metric: string) => ours.has(metric) || ours.has(metric.replace(/_(bucket|count|sum)$/, '')) || EXPORTER_SERIES.has(metric);
-    const rules = (ofKind(added, 'PrometheusRule')[0]!.spec.groups as { name: string; rules: Rule[] }[]).flatMap((g) => g.rules);
     expect(rules.length).toBeGreaterThanOrEqual(10);
     expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
     const problems: string[] = [];
@@ -157,7 +163,6 @@ describe.each(OVERLAYS)('monitoring component on overlay %s', (overlay) => {
   });
 
   test('the connection alert watches every service role at 80 % of the connectionLimit the Cluster gives it', () => {
-    const rules = (ofKind(added, 'PrometheusRule')[0]!.spec.groups as { rules: Rule[] }[]).flatMap((g) => g.rules);
     const expr = rules.find((r) => r.alert === 'PfPostgresRoleNearConnectionLimit')!.expr;
     const thresholds = Object.fromEntries([...expr.matchAll(/cnpg_backends_total\{usename="([a-z_]+)"\}\) > (\d+)/g)].map((m) => [m[1], Number(m[2])]));
     const roles = ofKind(objects, 'Cluster')[0]!.spec.managed.roles as { name: string; connectionLimit: number }[];
